@@ -1,0 +1,200 @@
+/**
+ * Errors raised by the API client. Callers branch on the class or on `code`, never on the message.
+ *
+ * Every error is built from values the client controls or from the server's text after redaction
+ * (see `redactSecrets` in request.ts), so no error's message, stack, `cause` or JSON form carries the API key.
+ */
+
+/** What an API error knows about the request that failed. */
+export interface ApiErrorDetails {
+  /** HTTP status, or undefined when no response arrived. */
+  status?: number;
+  /** The contract's error code (`rate_limited`, `plan_not_found`, ...), or a client-side code such as `network`. */
+  code: string;
+  /** The server's `X-Request-Id` (or `request_id` in the body), for support requests. */
+  requestId?: string;
+  /** HTTP method of the failed request. */
+  method: string;
+  /** Path of the failed request, without the base URL. */
+  path: string;
+  /** Delay the server asked for with `Retry-After`, in milliseconds. */
+  retryAfterMs?: number;
+  /** Field-level problems reported by the server (`errors[]` of a problem document). */
+  fieldErrors?: ReadonlyArray<{ pointer?: string; detail: string }>;
+  /** A safe copy of the underlying cause (name, code and redacted message only). */
+  cause?: Error;
+}
+
+/** Base class of every error the API client raises. */
+export class ProxyApiError extends Error {
+  readonly status: number | undefined;
+  readonly code: string;
+  readonly requestId: string | undefined;
+  readonly method: string;
+  readonly path: string;
+  readonly retryAfterMs: number | undefined;
+  readonly fieldErrors: ReadonlyArray<{ pointer?: string; detail: string }>;
+
+  constructor(message: string, details: ApiErrorDetails) {
+    super(message, details.cause ? { cause: details.cause } : undefined);
+    this.name = new.target.name;
+    this.status = details.status;
+    this.code = details.code;
+    this.requestId = details.requestId;
+    this.method = details.method;
+    this.path = details.path;
+    this.retryAfterMs = details.retryAfterMs;
+    this.fieldErrors = details.fieldErrors ?? [];
+  }
+
+  /** A plain object for logs and JSON output; it holds only the fields above. */
+  toJSON(): Record<string, unknown> {
+    return {
+      name: this.name,
+      message: this.message,
+      status: this.status,
+      code: this.code,
+      requestId: this.requestId,
+      method: this.method,
+      path: this.path,
+      retryAfterMs: this.retryAfterMs,
+      fieldErrors: this.fieldErrors,
+    };
+  }
+}
+
+/** 400: the request was malformed; the server's field errors say which part. */
+export class InvalidRequestError extends ProxyApiError {}
+/** 401: the API key is missing or no longer accepted. */
+export class AuthenticationError extends ProxyApiError {}
+/** 402: the account cannot pay for the plan; nothing was charged. */
+export class InsufficientBalanceError extends ProxyApiError {}
+/** 403: the API key is known but may not do this. */
+export class PermissionError extends ProxyApiError {}
+/** 404: no such order (also for another account's order). */
+export class NotFoundError extends ProxyApiError {}
+/** 409 or 422 with an idempotency code: the idempotency key is in use or was used with another body. */
+export class IdempotencyError extends ProxyApiError {}
+/** 422 `plan_not_found`: the plan id is unknown. */
+export class PlanNotFoundError extends ProxyApiError {}
+/** 429: over the rate limit, after the client's retries. */
+export class RateLimitError extends ProxyApiError {}
+/** 5xx: the server failed, after the client's retries. */
+export class ServerError extends ProxyApiError {}
+/** The request never got a response: connection refused or reset, DNS, or a timeout. */
+export class ConnectionError extends ProxyApiError {}
+/** A 2xx response whose body does not match the contract. */
+export class UnexpectedResponseError extends ProxyApiError {}
+
+/** The configuration is missing or unsafe; raised before any request is made. */
+export class ConfigurationError extends Error {
+  readonly code = "configuration";
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigurationError";
+  }
+}
+
+/** What the server said, reduced to what an error needs; every field is already redacted. */
+export interface ServerProblem {
+  code?: string;
+  title?: string;
+  detail?: string;
+  requestId?: string;
+  fieldErrors?: Array<{ pointer?: string; detail: string }>;
+}
+
+/** What to do next, per status: the part of each message a user acts on. */
+function advice(status: number, code: string | undefined): string {
+  switch (status) {
+    case 400:
+      return "The request was rejected as malformed; check the values named above.";
+    case 401:
+      return "The API key was not accepted: set a valid key with `pulumi config set proxy:apiKey --secret` or the PROXY_API_KEY environment variable.";
+    case 402:
+      return "The account cannot pay for this plan; nothing was charged. Add funds, or choose another plan.";
+    case 403:
+      return "The API key is valid but not allowed to do this; use a key with the needed permission.";
+    case 404:
+      return "No such resource exists for this account.";
+    case 409:
+      return "An earlier request with the same idempotency key is still running; try again shortly.";
+    case 422:
+      if (code === "plan_not_found") {
+        return "Check the plan id; nothing was bought.";
+      }
+      if (code === "idempotency_key_reused") {
+        return "This idempotency key was already used for a different order; use another key.";
+      }
+      return "The request was understood but refused.";
+    case 429:
+      return "Over the API's rate limit; wait and try again, or lower the request rate.";
+    default:
+      return status >= 500
+        ? "The API failed on its side; try again later. If it persists, report the request id."
+        : "The API refused the request.";
+  }
+}
+
+type ErrorClass = new (message: string, details: ApiErrorDetails) => ProxyApiError;
+
+function classFor(status: number, code: string | undefined): ErrorClass {
+  if (status === 400) return InvalidRequestError;
+  if (status === 401) return AuthenticationError;
+  if (status === 402) return InsufficientBalanceError;
+  if (status === 403) return PermissionError;
+  if (status === 404) return NotFoundError;
+  if (status === 409 || code === "idempotency_key_reused" || code === "idempotency_key_in_use") {
+    return IdempotencyError;
+  }
+  if (status === 422 && code === "plan_not_found") return PlanNotFoundError;
+  if (status === 429) return RateLimitError;
+  if (status >= 500) return ServerError;
+  return ProxyApiError;
+}
+
+function defaultCode(status: number): string {
+  const byStatus: Record<number, string> = {
+    400: "invalid_request",
+    401: "unauthenticated",
+    402: "insufficient_balance",
+    403: "forbidden",
+    404: "not_found",
+    429: "rate_limited",
+  };
+  return byStatus[status] ?? (status >= 500 ? "internal" : "http_error");
+}
+
+/** Picks the error class for an HTTP error response and writes a message that says what happened and what to do. */
+export function errorFromResponse(args: {
+  status: number;
+  method: string;
+  path: string;
+  problem: ServerProblem;
+  requestId?: string;
+  retryAfterMs?: number;
+}): ProxyApiError {
+  const { status, method, path, problem } = args;
+  const code = problem.code ?? defaultCode(status);
+  const requestId = args.requestId ?? problem.requestId;
+  const said = problem.detail ?? problem.title;
+  const fields = (problem.fieldErrors ?? [])
+    .map((e) => (e.pointer ? `${e.pointer}: ${e.detail}` : e.detail))
+    .join("; ");
+  const parts = [
+    `${method} ${path} failed with ${status} ${code}${said ? `: ${said}` : ""}.`,
+    fields ? `Fields: ${fields}.` : "",
+    advice(status, problem.code),
+    requestId ? `(request id ${requestId})` : "",
+  ];
+  const ErrorType = classFor(status, problem.code);
+  return new ErrorType(parts.filter(Boolean).join(" "), {
+    status,
+    code,
+    requestId,
+    method,
+    path,
+    retryAfterMs: args.retryAfterMs,
+    fieldErrors: problem.fieldErrors,
+  });
+}

@@ -1,0 +1,286 @@
+/**
+ * The one request path of the API client: authentication, timeouts, an overall deadline, retries with backoff and
+ * `Retry-After`, and turning every failure into a typed error with the API key redacted.
+ */
+import { Agent, request, type Dispatcher } from "undici";
+import { setTimeout as sleepFor } from "node:timers/promises";
+import { ConnectionError, errorFromResponse, ProxyApiError, type ServerProblem } from "./errors";
+import { backoffDelay, isRetryable } from "./retry";
+import { parseRetryAfter } from "./retry-after";
+import { problemWire } from "./schemas";
+import { USER_AGENT } from "../version";
+
+/** Options of the API client. Every option but `baseUrl` and `apiKey` has a default in {@link DEFAULT_CLIENT_OPTIONS}. */
+export interface ClientOptions {
+  /** Base URL of the API, without `/v1` (the client adds it). */
+  baseUrl: string;
+  /** API key, sent as `Authorization: Bearer <key>`. */
+  apiKey: string;
+  /** Time to establish a connection. @default 10000 */
+  connectTimeoutMs?: number;
+  /** Time to receive the response headers, per attempt. @default 30000 */
+  headersTimeoutMs?: number;
+  /** Time allowed between two chunks of the response body, per attempt. @default 30000 */
+  bodyTimeoutMs?: number;
+  /** Attempts per call, the first included. @default 5 */
+  maxAttempts?: number;
+  /** Delay before the first retry, before jitter. @default 500 */
+  initialRetryDelayMs?: number;
+  /** Largest delay between attempts, before jitter. @default 10000 */
+  maxRetryDelayMs?: number;
+  /** Longest `Retry-After` the client waits for; a longer one ends the call with the error. @default 60000 */
+  maxRetryAfterMs?: number;
+  /** Overall deadline of one call, all attempts and waits included. @default 120000 */
+  callDeadlineMs?: number;
+  /** HTTP dispatcher; by default an undici Agent with the connect timeout above. Tests inject a MockAgent. */
+  dispatcher?: Dispatcher;
+  /** Called before each retry (for logs). It receives no secret. */
+  onRetry?: (event: RetryEvent) => void;
+  /** Sleep function; tests replace it to avoid real waits. */
+  sleep?: (ms: number) => Promise<void>;
+  /** Source of randomness for jitter, in [0, 1). */
+  random?: () => number;
+}
+
+/** Describes one retry, for logging. */
+export interface RetryEvent {
+  method: string;
+  path: string;
+  /** The attempt that failed, from 1. */
+  attempt: number;
+  /** Delay before the next attempt. */
+  delayMs: number;
+  /** Status of the failed attempt, or undefined for a connection error. */
+  status?: number;
+  /** Error code of the failed attempt. */
+  code: string;
+}
+
+/** Defaults of every optional {@link ClientOptions} field (the README's table is checked against these). */
+export const DEFAULT_CLIENT_OPTIONS = {
+  connectTimeoutMs: 10_000,
+  headersTimeoutMs: 30_000,
+  bodyTimeoutMs: 30_000,
+  maxAttempts: 5,
+  initialRetryDelayMs: 500,
+  maxRetryDelayMs: 10_000,
+  maxRetryAfterMs: 60_000,
+  callDeadlineMs: 120_000,
+} as const;
+
+/** One API call. */
+export interface ApiRequest {
+  method: "GET" | "POST";
+  /** Path below `/v1`, such as `/orders`. */
+  path: string;
+  query?: Record<string, string | undefined>;
+  body?: unknown;
+  /** Sent as `Idempotency-Key`; a POST is retried only when it has one. */
+  idempotencyKey?: string;
+}
+
+/** A successful (2xx) response. */
+export interface ApiResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** The parsed JSON body, or undefined when the body was empty or not JSON. */
+  body: unknown;
+  requestId?: string;
+}
+
+/** Sends API requests with one set of options. */
+export class RequestSender {
+  private readonly options: Required<Omit<ClientOptions, "dispatcher" | "onRetry">> &
+    Pick<ClientOptions, "onRetry">;
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+
+  constructor(options: ClientOptions) {
+    this.options = {
+      ...DEFAULT_CLIENT_OPTIONS,
+      sleep: (ms: number) => sleepFor(ms),
+      random: Math.random,
+      ...withoutUndefined(options),
+      apiKey: options.apiKey,
+      baseUrl: options.baseUrl.replace(/\/+$/, ""),
+    };
+    this.ownsDispatcher = options.dispatcher === undefined;
+    this.dispatcher = options.dispatcher ?? new Agent({ connect: { timeout: this.options.connectTimeoutMs } });
+  }
+
+  /** Closes the connections this sender opened (not an injected dispatcher). */
+  async close(): Promise<void> {
+    if (this.ownsDispatcher) {
+      await this.dispatcher.close();
+    }
+  }
+
+  /** Sends the request, retrying as the options allow; resolves with a 2xx response or rejects with a ProxyApiError. */
+  async send(req: ApiRequest): Promise<ApiResponse> {
+    const { maxAttempts, callDeadlineMs, maxRetryAfterMs } = this.options;
+    const deadline = Date.now() + callDeadlineMs;
+    const path = `/v1${req.path}`;
+    const idempotent = req.method === "GET" || req.idempotencyKey !== undefined;
+
+    for (let attempt = 1; ; attempt++) {
+      const result = await this.attempt(req, path, deadline);
+      if (!(result instanceof ProxyApiError)) {
+        return result;
+      }
+      if (attempt >= maxAttempts || !isRetryable({ status: result.status, idempotent })) {
+        throw result;
+      }
+      const hint = result.retryAfterMs;
+      if (hint !== undefined && hint > maxRetryAfterMs) {
+        throw result;
+      }
+      const delayMs = Math.max(hint ?? 0, backoffDelay(attempt - 1, this.options, this.options.random));
+      if (Date.now() + delayMs >= deadline) {
+        throw result;
+      }
+      this.options.onRetry?.({
+        method: req.method,
+        path,
+        attempt,
+        delayMs,
+        status: result.status,
+        code: result.code,
+      });
+      await this.options.sleep(delayMs);
+    }
+  }
+
+  /** One attempt. Returns the error instead of throwing it, so the loop above decides about retries. */
+  private async attempt(req: ApiRequest, path: string, deadline: number): Promise<ApiResponse | ProxyApiError> {
+    const url = new URL(this.options.baseUrl + path);
+    for (const [name, value] of Object.entries(req.query ?? {})) {
+      if (value !== undefined) {
+        url.searchParams.set(name, value);
+      }
+    }
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.options.apiKey}`,
+      accept: "application/json",
+      "user-agent": USER_AGENT,
+    };
+    if (req.body !== undefined) {
+      headers["content-type"] = "application/json";
+    }
+    if (req.idempotencyKey !== undefined) {
+      headers["idempotency-key"] = req.idempotencyKey;
+    }
+
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) {
+      return this.connectionError(req.method, path, "deadline", "the call's deadline passed before the request was sent");
+    }
+    try {
+      const res = await request(url, {
+        method: req.method,
+        headers,
+        body: req.body === undefined ? undefined : JSON.stringify(req.body),
+        dispatcher: this.dispatcher,
+        headersTimeout: this.options.headersTimeoutMs,
+        bodyTimeout: this.options.bodyTimeoutMs,
+        signal: AbortSignal.timeout(remaining),
+      });
+      const text = await res.body.text();
+      const responseHeaders = flattenHeaders(res.headers);
+      const requestId = responseHeaders["x-request-id"];
+      const body = parseJson(text);
+      if (res.statusCode >= 200 && res.statusCode < 300) {
+        return { status: res.statusCode, headers: responseHeaders, body, requestId };
+      }
+      return errorFromResponse({
+        status: res.statusCode,
+        method: req.method,
+        path,
+        problem: this.readProblem(body, text),
+        requestId,
+        retryAfterMs: parseRetryAfter(responseHeaders["retry-after"]),
+      });
+    } catch (error) {
+      const { code, message } = describeNetworkError(error);
+      return this.connectionError(req.method, path, code, message);
+    }
+  }
+
+  private connectionError(method: string, path: string, code: string, detail: string): ConnectionError {
+    const safeDetail = this.redact(detail);
+    const cause = new Error(safeDetail);
+    cause.name = code;
+    return new ConnectionError(
+      `${method} ${path} got no response from ${this.options.baseUrl} (${code}: ${safeDetail}). ` +
+        "Check proxy:baseUrl (or PROXY_API_BASE_URL) and that the API is reachable; the request is safe to repeat.",
+      { code, method, path, cause },
+    );
+  }
+
+  /** Reads any of the error shapes the contract allows, redacting the key from all server text. */
+  private readProblem(body: unknown, text: string): ServerProblem {
+    const parsed = problemWire.safeParse(body);
+    if (!parsed.success) {
+      const snippet = text.trim().slice(0, 200);
+      return { detail: snippet ? this.redact(snippet) : undefined };
+    }
+    const p = parsed.data;
+    const detail = p.detail ?? p.error?.message ?? p.message;
+    return {
+      code: p.code ?? p.error?.code,
+      title: p.title === undefined ? undefined : this.redact(p.title),
+      detail: detail === undefined ? undefined : this.redact(detail),
+      requestId: p.request_id,
+      fieldErrors: p.errors?.map((e) => ({
+        pointer: e.pointer,
+        detail: this.redact(e.detail ?? "invalid"),
+      })),
+    };
+  }
+
+  /** Removes the API key from text that came from outside (a server could echo the Authorization header). */
+  private redact(text: string): string {
+    return redactSecret(text, this.options.apiKey);
+  }
+}
+
+/** Replaces every occurrence of `secret` in `text` with `[redacted]`. */
+export function redactSecret(text: string, secret: string): string {
+  return secret.length > 0 ? text.split(secret).join("[redacted]") : text;
+}
+
+function withoutUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) {
+      flat[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
+    }
+  }
+  return flat;
+}
+
+function parseJson(text: string): unknown {
+  if (text.trim() === "") {
+    return undefined;
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Names a network failure by its code, without the error object itself (which may hold request options). */
+function describeNetworkError(error: unknown): { code: string; message: string } {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    if (error.name === "TimeoutError" || error.name === "AbortError") {
+      return { code: "deadline", message: "the call's deadline passed while waiting for the response" };
+    }
+    return { code: typeof code === "string" ? code : error.name, message: error.message };
+  }
+  return { code: "network", message: String(error) };
+}

@@ -1,0 +1,95 @@
+/**
+ * Where the provider's settings come from, in one place: the stack's `proxy:*` config first, then the environment.
+ */
+import { isIP } from "node:net";
+import { ConfigurationError } from "./api/errors";
+
+/** Each setting: its config key and its environment variable. The README's table lists the same. */
+export const CONFIG_KEYS = {
+  baseUrl: { key: "proxy:baseUrl", env: "PROXY_API_BASE_URL" },
+  apiKey: { key: "proxy:apiKey", env: "PROXY_API_KEY" },
+} as const;
+
+/** Resolved settings of the provider. */
+export interface ProviderSettings {
+  /** Base URL of the API, without `/v1`. */
+  baseUrl: string;
+  /** API key. Never logged, never stored in state. */
+  apiKey: string;
+}
+
+/** Reads one config value (`proxy:baseUrl`); undefined when unset. */
+export type ConfigLookup = (key: string) => string | undefined;
+
+/**
+ * Resolves the settings: config key, then environment variable. Throws a ConfigurationError that names both when
+ * a setting is missing, and when the base URL would send the key in clear text.
+ */
+export function resolveSettings(
+  config: ConfigLookup,
+  env: NodeJS.ProcessEnv = process.env,
+): ProviderSettings {
+  const pick = (setting: keyof typeof CONFIG_KEYS): string | undefined => {
+    const { key, env: name } = CONFIG_KEYS[setting];
+    const value = config(key) ?? env[name];
+    return value === undefined || value.trim() === "" ? undefined : value.trim();
+  };
+  const baseUrl = pick("baseUrl");
+  const apiKey = pick("apiKey");
+  const missing: string[] = [];
+  if (baseUrl === undefined) {
+    missing.push(
+      "the API base URL: `pulumi config set proxy:baseUrl <url>` or PROXY_API_BASE_URL " +
+        "(the API is not live yet: start the local sandbox with `npx pulumi-proxy-sandbox` and use the URL it prints)",
+    );
+  }
+  if (apiKey === undefined) {
+    missing.push("the API key: `pulumi config set proxy:apiKey <key> --secret` or PROXY_API_KEY");
+  }
+  if (baseUrl === undefined || apiKey === undefined) {
+    throw new ConfigurationError(`The proxy provider is not configured. Set ${missing.join("; and ")}.`);
+  }
+  checkBaseUrl(baseUrl);
+  return { baseUrl: baseUrl.replace(/\/+$/, ""), apiKey };
+}
+
+/** The base URL must be http(s), without credentials or a query, and https unless the host is loopback. */
+export function checkBaseUrl(baseUrl: string): void {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new ConfigurationError(
+      `proxy:baseUrl (or PROXY_API_BASE_URL) "${baseUrl}" is not a URL; use a form such as https://api.example.com.`,
+    );
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    throw new ConfigurationError(`proxy:baseUrl must use https (got ${url.protocol}).`);
+  }
+  if (url.username || url.password || url.search || url.hash) {
+    throw new ConfigurationError(
+      "proxy:baseUrl must not carry credentials, a query or a fragment; the API key goes in proxy:apiKey.",
+    );
+  }
+  if (url.protocol === "http:" && !isLoopback(url.hostname)) {
+    throw new ConfigurationError(
+      `proxy:baseUrl "${url.origin}" uses http, which would send the API key in clear text. ` +
+        "Use https; plain http is allowed only for loopback hosts (localhost, 127.0.0.0/8, ::1), such as the local sandbox.",
+    );
+  }
+}
+
+/** True for localhost, 127.0.0.0/8 and ::1. */
+export function isLoopback(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  if (host === "localhost" || host.endsWith(".localhost")) {
+    return true;
+  }
+  if (isIP(host) === 4) {
+    return host.startsWith("127.");
+  }
+  if (isIP(host) === 6) {
+    return host === "::1" || host === "0:0:0:0:0:0:0:1";
+  }
+  return false;
+}

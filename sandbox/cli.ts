@@ -1,0 +1,73 @@
+#!/usr/bin/env node
+/**
+ * `pulumi-proxy-sandbox` (and `npm run sandbox`): runs the local sandbox API until interrupted.
+ */
+import { parseArgs } from "node:util";
+import { SANDBOX_API_KEY, startSandbox } from "./server";
+
+const USAGE = `Usage: pulumi-proxy-sandbox [options]
+
+Runs a local stand-in for the Proxy Provisioning API (docs/sandbox.md).
+
+Options:
+  --port <n>               port to listen on; 0 picks a free one (default 8787)
+  --host <address>         address to listen on (default 127.0.0.1)
+  --api-key <key>          the accepted API key (default ${SANDBOX_API_KEY})
+  --provisioning-time <s>  seconds from pending to active (default 3)
+  --rate-limit <n>         requests per minute and key; 0 turns the limit off (default 600)
+  --state-file <path>      keep orders in this JSON file across restarts (default: memory only)
+  --enable-admin           serve /__sandbox/ routes for fault injection (default off)
+  --help                   show this text
+`;
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      port: { type: "string", default: "8787" },
+      host: { type: "string", default: "127.0.0.1" },
+      "api-key": { type: "string", default: SANDBOX_API_KEY },
+      "provisioning-time": { type: "string", default: "3" },
+      "rate-limit": { type: "string", default: "600" },
+      "state-file": { type: "string" },
+      "enable-admin": { type: "boolean", default: false },
+      help: { type: "boolean", default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const number = (name: string, text: string): number => {
+    const value = Number(text);
+    if (!Number.isFinite(value) || value < 0) {
+      throw new Error(`--${name} must be a number of 0 or more (got "${text}")`);
+    }
+    return value;
+  };
+  const rate = number("rate-limit", values["rate-limit"]);
+  const sandbox = await startSandbox({
+    port: number("port", values.port),
+    host: values.host,
+    apiKey: values["api-key"],
+    provisioningMs: number("provisioning-time", values["provisioning-time"]) * 1000,
+    rateLimit: rate === 0 ? false : { requests: rate, windowMs: 60_000 },
+    stateFile: values["state-file"],
+    enableAdmin: values["enable-admin"],
+  });
+  // The first line is the URL alone, so scripts can read it.
+  process.stdout.write(`${sandbox.url}\n`);
+  process.stderr.write(
+    `sandbox: listening on ${sandbox.url} (API key: ${values["api-key"] === SANDBOX_API_KEY ? "the default sandbox key" : "as given"})\n` +
+      `sandbox: try  pulumi config set proxy:baseUrl ${sandbox.url}\n`,
+  );
+  const stop = (): void => {
+    void sandbox.stop().then(() => process.exit(0));
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`sandbox: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

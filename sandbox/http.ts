@@ -1,0 +1,92 @@
+/**
+ * Small HTTP helpers of the sandbox: JSON and problem+json responses.
+ */
+import type { ServerResponse } from "node:http";
+
+/** The contract's error code for each status, when a handler names none. */
+const CODE_BY_STATUS: Record<number, string> = {
+  400: "invalid_request",
+  401: "unauthenticated",
+  402: "insufficient_balance",
+  403: "forbidden",
+  404: "not_found",
+  405: "method_not_allowed",
+  409: "idempotency_key_in_use",
+  422: "unprocessable",
+  429: "rate_limited",
+  500: "internal",
+  502: "unavailable",
+  503: "unavailable",
+  504: "unavailable",
+};
+
+const TITLE_BY_STATUS: Record<number, string> = {
+  400: "Invalid request",
+  401: "Unauthenticated",
+  402: "Insufficient balance",
+  403: "Forbidden",
+  404: "Not found",
+  405: "Method not allowed",
+  409: "Conflict",
+  422: "Unprocessable request",
+  429: "Too many requests",
+  500: "Internal error",
+  502: "Bad gateway",
+  503: "Service unavailable",
+  504: "Gateway timeout",
+};
+
+/** An error a handler raises to answer with a problem document. */
+export class Problem extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+    readonly options: {
+      code?: string;
+      errors?: Array<{ pointer: string; detail: string }>;
+      headers?: Record<string, string>;
+    } = {},
+  ) {
+    super(detail);
+  }
+
+  get code(): string {
+    return this.options.code ?? CODE_BY_STATUS[this.status] ?? "internal";
+  }
+}
+
+/** Writes a JSON body. */
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(text),
+    ...headers,
+  });
+  res.end(text);
+}
+
+/** Writes an RFC 9457 problem document with the contract's extra fields. */
+export function sendProblem(res: ServerResponse, problem: Problem, requestId: string, instance: string): void {
+  const text = JSON.stringify({
+    type: `https://docs.invalid/problems/${problem.code}`,
+    title: TITLE_BY_STATUS[problem.status] ?? "Error",
+    status: problem.status,
+    detail: problem.detail,
+    instance,
+    code: problem.code,
+    request_id: requestId,
+    ...(problem.options.errors ? { errors: problem.options.errors } : {}),
+  });
+  res.writeHead(problem.status, {
+    "content-type": "application/problem+json; charset=utf-8",
+    "content-length": Buffer.byteLength(text),
+    ...problem.options.headers,
+  });
+  res.end(text);
+}

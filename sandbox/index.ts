@@ -1,0 +1,10 @@
+/**
+ * The local sandbox of the Proxy Provisioning API, for tests and for trying the provider (`pulumi-proxy/sandbox`).
+ */
+export { startSandbox, SANDBOX_API_KEY, SANDBOX_READ_ONLY_API_KEY } from "./server";
+export type { Sandbox, SandboxOptions, RecordedRequest, CreatedOrder } from "./server";
+export { Faults } from "./faults";
+export type { FailFault, FaultMatch } from "./faults";
+export { PLANS, DEFAULT_BALANCE_CENTS } from "./catalogue";
+export type { Plan } from "./catalogue";
+export type { RateLimitOptions } from "./rate-limit";

@@ -1,0 +1,229 @@
+/**
+ * The four endpoints of the contract, as the sandbox answers them.
+ */
+import { PLANS } from "./catalogue";
+import { bodyHash, decide, isValidKey } from "./idempotency";
+import { Problem } from "./http";
+import type { Store, StoredProxy } from "./store";
+
+/** A parsed request, as the handlers see it. */
+export interface RouteRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  headers: Record<string, string | undefined>;
+  /** Raw body text. */
+  body: string;
+  /** False for a key that may read but not buy. */
+  canWrite: boolean;
+}
+
+/** What a handler answers (errors are thrown as Problem). */
+export interface RouteResponse {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+  /** For POST /v1/orders: the order committed by this request (for the reset-after-commit fault). */
+  committedOrderId?: string;
+}
+
+/** What the handlers need besides the request. */
+export interface RouteContext {
+  store: Store;
+  provisioningMs: () => number;
+  hiddenReadsForNewOrders: () => number;
+  /** Waits before a POST commits (the delay fault), so a concurrent POST can see the key in use. */
+  beforeCommit: () => Promise<void>;
+  /** Records every order made, for tests. */
+  onOrderCreated: (orderId: string, idempotencyKey: string | undefined) => void;
+}
+
+const KNOWN_TYPES = new Set(["datacenter", "isp", "residential", "mobile"]);
+const ORDER_PATH = /^\/v1\/orders\/([^/]+)$/;
+
+/** Routes a request under /v1; throws Problem for every error. */
+export async function route(req: RouteRequest, ctx: RouteContext): Promise<RouteResponse> {
+  const orderMatch = ORDER_PATH.exec(req.path);
+  const handler =
+    req.path === "/v1/proxies" ? { GET: () => listProxies(req, ctx) } :
+    req.path === "/v1/orders" ? { POST: () => createOrder(req, ctx) } :
+    req.path === "/v1/usage" ? { GET: () => ({ status: 200, body: ctx.store.usage() }) } :
+    orderMatch ? { GET: () => getOrder(decodeURIComponent(orderMatch[1] ?? ""), ctx) } :
+    undefined;
+  if (!handler) {
+    throw new Problem(404, `No route for ${req.path}.`);
+  }
+  const run = (handler as Record<string, (() => RouteResponse | Promise<RouteResponse>) | undefined>)[req.method];
+  if (!run) {
+    throw new Problem(405, `${req.method} is not allowed on ${req.path}.`, {
+      headers: { allow: Object.keys(handler).join(", ") },
+    });
+  }
+  return run();
+}
+
+function listProxies(req: RouteRequest, ctx: RouteContext): RouteResponse {
+  const limitText = req.query.get("limit") ?? "100";
+  const limit = Number(limitText);
+  if (!/^\d+$/.test(limitText) || limit < 1 || limit > 1000) {
+    throw new Problem(400, "limit must be an integer from 1 to 1000.", {
+      errors: [{ pointer: "limit", detail: `got "${limitText}"` }],
+    });
+  }
+  const types = splitList(req.query.get("type"));
+  const unknown = types.filter((t) => !KNOWN_TYPES.has(t));
+  if (unknown.length > 0) {
+    throw new Problem(400, `Unknown proxy type: ${unknown.join(", ")}.`, {
+      errors: [{ pointer: "type", detail: `allowed: ${[...KNOWN_TYPES].join(", ")}` }],
+    });
+  }
+  const countries = splitList(req.query.get("country")).map((c) => c.toUpperCase());
+  const orderId = req.query.get("order_id");
+  const matches = ctx.store.activeProxies().filter(
+    (p: StoredProxy) =>
+      (types.length === 0 || types.includes(p.type)) &&
+      (countries.length === 0 || countries.includes(p.country)) &&
+      (!orderId || p.order_id === orderId),
+  );
+  const offset = decodeCursor(req.query.get("cursor"));
+  const page = matches.slice(offset, offset + limit);
+  const next = offset + limit;
+  const hasMore = next < matches.length;
+  return {
+    status: 200,
+    body: {
+      data: page.map((p) => ctx.store.proxyView(p)),
+      has_more: hasMore,
+      next_cursor: hasMore ? encodeCursor(next) : null,
+    },
+  };
+}
+
+async function createOrder(req: RouteRequest, ctx: RouteContext): Promise<RouteResponse> {
+  if (!req.canWrite) {
+    throw new Problem(403, "This API key may read but not place orders.");
+  }
+  const body = parseOrderBody(req.body);
+  const key = req.headers["idempotency-key"];
+  if (key !== undefined && !isValidKey(key)) {
+    throw new Problem(400, "Idempotency-Key must be 1 to 255 visible ASCII characters.", {
+      errors: [{ pointer: "header:Idempotency-Key", detail: `length ${key.length}` }],
+    });
+  }
+  const { store } = ctx;
+  const hash = bodyHash(body);
+  if (key !== undefined) {
+    const decision = decide(store.idempotency.get(key), hash, store.now());
+    if (decision.kind === "reused") {
+      throw new Problem(422, "This Idempotency-Key was used with a different request body.", {
+        code: "idempotency_key_reused",
+      });
+    }
+    if (decision.kind === "in_use") {
+      throw new Problem(409, "A request with this Idempotency-Key is still being processed.", {
+        code: "idempotency_key_in_use",
+        headers: { "retry-after": "1" },
+      });
+    }
+    if (decision.kind === "replay") {
+      const order = store.orders.get(decision.orderId);
+      if (order) {
+        return {
+          status: 200,
+          body: store.orderView(order),
+          headers: { "idempotent-replayed": "true", location: `/v1/orders/${order.id}` },
+        };
+      }
+    }
+  }
+  const plan = PLANS[body.plan_id];
+  if (!plan) {
+    throw new Problem(422, `No plan has the id "${body.plan_id}".`, {
+      code: "plan_not_found",
+      errors: [{ pointer: "/plan_id", detail: "unknown plan" }],
+    });
+  }
+  if (plan.priceCents > store.balanceCents) {
+    throw new Problem(402, `The plan costs ${plan.priceCents} cents; the balance is ${store.balanceCents}.`);
+  }
+  if (key !== undefined) {
+    store.idempotency.set(key, { key, bodyHash: hash, createdAt: store.now() });
+  }
+  try {
+    await ctx.beforeCommit();
+  } catch (error) {
+    if (key !== undefined) store.idempotency.delete(key);
+    throw error;
+  }
+  const order = store.createOrder(plan, ctx.provisioningMs(), ctx.hiddenReadsForNewOrders());
+  if (key !== undefined) {
+    store.idempotency.set(key, { key, bodyHash: hash, orderId: order.id, createdAt: store.now() });
+  }
+  store.save();
+  ctx.onOrderCreated(order.id, key);
+  return {
+    status: 201,
+    body: store.orderView(order),
+    headers: { location: `/v1/orders/${order.id}` },
+    committedOrderId: order.id,
+  };
+}
+
+function getOrder(id: string, ctx: RouteContext): RouteResponse {
+  const order = ctx.store.orders.get(id);
+  if (!order) {
+    throw new Problem(404, `No order has the id "${id}".`);
+  }
+  if (order.hiddenReads > 0) {
+    order.hiddenReads -= 1;
+    throw new Problem(404, `No order has the id "${id}".`);
+  }
+  const view = ctx.store.orderView(order);
+  const pending = view.status === "pending" || view.status === "provisioning";
+  return { status: 200, body: view, headers: pending ? { "retry-after": "1" } : {} };
+}
+
+function parseOrderBody(text: string): { plan_id: string } {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new Problem(400, "The body must be JSON.", { errors: [{ pointer: "", detail: "malformed JSON" }] });
+  }
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    throw new Problem(400, "The body must be a JSON object.", { errors: [{ pointer: "", detail: "not an object" }] });
+  }
+  const record = body as Record<string, unknown>;
+  const extra = Object.keys(record).filter((k) => k !== "plan_id");
+  if (extra.length > 0) {
+    throw new Problem(400, `Unknown field: ${extra.join(", ")}.`, {
+      errors: extra.map((k) => ({ pointer: `/${k}`, detail: "unknown field" })),
+    });
+  }
+  const planId = record.plan_id;
+  if (typeof planId !== "string" || planId.length === 0 || planId.length > 128) {
+    throw new Problem(400, "plan_id must be a string of 1 to 128 characters.", {
+      errors: [{ pointer: "/plan_id", detail: "required, 1 to 128 characters" }],
+    });
+  }
+  return { plan_id: planId };
+}
+
+function splitList(value: string | null): string[] {
+  return value ? value.split(",").map((v) => v.trim()).filter(Boolean) : [];
+}
+
+function encodeCursor(offset: number): string {
+  return Buffer.from(`o:${offset}`).toString("base64url");
+}
+
+function decodeCursor(cursor: string | null): number {
+  if (!cursor) return 0;
+  const match = /^o:(\d+)$/.exec(Buffer.from(cursor, "base64url").toString());
+  if (!match) {
+    throw new Problem(400, "cursor is not one this API issued; start again without it.", {
+      errors: [{ pointer: "cursor", detail: "invalid" }],
+    });
+  }
+  return Number(match[1]);
+}

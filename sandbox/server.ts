@@ -1,0 +1,310 @@
+/**
+ * The local sandbox of the Proxy Provisioning API: a node:http server implementing docs/api-contract.md.
+ */
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
+import { Faults, type FailFault } from "./faults";
+import { Problem, sendJson, sendProblem } from "./http";
+import { RateLimiter, type RateLimitOptions } from "./rate-limit";
+import { route } from "./routes";
+import { Store } from "./store";
+
+/** The sandbox's documented default API key. It buys nothing real: the sandbox is local. */
+export const SANDBOX_API_KEY = "sk_sandbox_0123456789abcdef";
+/** A second key that may read but gets `403` on `POST /v1/orders`. */
+export const SANDBOX_READ_ONLY_API_KEY = "sk_sandbox_readonly";
+
+/** Options of {@link startSandbox}. */
+export interface SandboxOptions {
+  /** Port; 0 picks a free one. @default 0 */
+  port?: number;
+  /** Address to listen on. @default "127.0.0.1" */
+  host?: string;
+  /** The API key that may do everything. @default SANDBOX_API_KEY */
+  apiKey?: string;
+  /** A key that may only read. @default SANDBOX_READ_ONLY_API_KEY */
+  readOnlyApiKey?: string;
+  /** Time from `pending` to `active` (or `failed`). @default 3000 */
+  provisioningMs?: number;
+  /** Requests per window and key, or false for no limit. @default { requests: 600, windowMs: 60000 } */
+  rateLimit?: RateLimitOptions | false;
+  /** A JSON file that keeps orders across restarts. @default none (in memory) */
+  stateFile?: string;
+  /** Serve the admin routes under `/__sandbox/` (fault injection, records). @default false */
+  enableAdmin?: boolean;
+  /** Clock, for tests. @default Date.now */
+  now?: () => number;
+}
+
+/** One request the sandbox received, as tests see it. The key itself is never recorded. */
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  idempotencyKey?: string;
+  /** `valid`, `read-only`, `invalid` or `missing`. */
+  auth: string;
+  body?: unknown;
+  /** Status answered, or 0 when the connection was reset instead. */
+  status: number;
+  requestId: string;
+}
+
+/** One order the sandbox created. */
+export interface CreatedOrder {
+  id: string;
+  idempotencyKey?: string;
+}
+
+/** A running sandbox. */
+export interface Sandbox {
+  /** Base URL, such as `http://127.0.0.1:41234` (the client adds `/v1`). */
+  url: string;
+  port: number;
+  apiKey: string;
+  faults: Faults;
+  store: Store;
+  /** Every request received, in order. */
+  requests: RecordedRequest[];
+  /** Every order created, in order. */
+  createdOrders: CreatedOrder[];
+  /** Marks an order `cancelled`, as an operator refund would. */
+  cancelOrder(id: string): void;
+  /** Removes an order, so reads of it answer `404`. */
+  removeOrder(id: string): void;
+  /** Stops listening and closes every connection. */
+  stop(): Promise<void>;
+}
+
+const MAX_BODY_BYTES = 64 * 1024;
+
+/** Starts a sandbox and resolves once it listens. */
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const apiKey = options.apiKey ?? SANDBOX_API_KEY;
+  const readOnlyApiKey = options.readOnlyApiKey ?? SANDBOX_READ_ONLY_API_KEY;
+  const provisioningMs = options.provisioningMs ?? 3000;
+  const now = options.now ?? Date.now;
+  const store = new Store(options.stateFile, now);
+  const faults = new Faults();
+  const limiter =
+    options.rateLimit === false ? undefined : new RateLimiter(options.rateLimit ?? { requests: 600, windowMs: 60_000 }, now);
+  const requests: RecordedRequest[] = [];
+  const createdOrders: CreatedOrder[] = [];
+
+  const sandbox: Omit<Sandbox, "url" | "port" | "stop"> = {
+    apiKey,
+    faults,
+    store,
+    requests,
+    createdOrders,
+    cancelOrder(id) {
+      const order = store.orders.get(id);
+      if (!order) throw new Problem(404, `No order has the id "${id}".`);
+      order.cancelledAt = now();
+      store.save();
+    },
+    removeOrder(id) {
+      store.orders.delete(id);
+      store.save();
+    },
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const requestId = `req_${randomBytes(8).toString("hex")}`;
+    res.setHeader("x-request-id", requestId);
+    const url = new URL(req.url ?? "/", "http://sandbox");
+    const method = req.method ?? "GET";
+    const header = (name: string): string | undefined => {
+      const value = req.headers[name];
+      return Array.isArray(value) ? value.join(", ") : value;
+    };
+    const auth = authenticate(header("authorization"), apiKey, readOnlyApiKey);
+    const record: RecordedRequest = {
+      method,
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      idempotencyKey: header("idempotency-key"),
+      auth,
+      status: 0,
+      requestId,
+    };
+    requests.push(record);
+    const answer = (status: number, body: unknown, headers?: Record<string, string>): void => {
+      record.status = status;
+      sendJson(res, status, body, headers);
+    };
+    try {
+      const body = await readBody(req);
+      record.body = parseMaybe(body);
+      if (url.pathname.startsWith("/__sandbox/") && options.enableAdmin) {
+        if (auth !== "valid") throw new Problem(401, "The admin routes need the sandbox's full API key.");
+        const admin = handleAdmin(method, url.pathname, body, sandbox);
+        answer(admin.status, admin.body);
+        return;
+      }
+      if (!url.pathname.startsWith("/v1/")) {
+        throw new Problem(404, `No route for ${url.pathname}; the API lives under /v1.`);
+      }
+      if (auth === "missing" || auth === "invalid") {
+        throw new Problem(
+          401,
+          auth === "missing" ? "Send the API key as `Authorization: Bearer <key>`." : "The API key is not accepted.",
+          { headers: { "www-authenticate": 'Bearer realm="proxy-api"' } },
+        );
+      }
+      const limitHeaders: Record<string, string> = {};
+      if (limiter) {
+        const decision = limiter.take(auth === "valid" ? apiKey : readOnlyApiKey);
+        limitHeaders["ratelimit-limit"] = String(decision.limit);
+        limitHeaders["ratelimit-remaining"] = String(decision.remaining);
+        limitHeaders["ratelimit-reset"] = String(decision.resetSeconds);
+        if (!decision.allowed) {
+          throw new Problem(429, "Too many requests for this API key.", {
+            headers: { ...limitHeaders, "retry-after": String(decision.resetSeconds) },
+          });
+        }
+      }
+      const injected = faults.takeFailure(method, url.pathname);
+      if (injected) {
+        throw injectedProblem(injected);
+      }
+      const result = await route(
+        {
+          method,
+          path: url.pathname,
+          query: url.searchParams,
+          headers: { "idempotency-key": record.idempotencyKey },
+          body,
+          canWrite: auth === "valid",
+        },
+        {
+          store,
+          provisioningMs: () => provisioningMs,
+          hiddenReadsForNewOrders: () => faults.notFoundReadsForNewOrders,
+          beforeCommit: () => (faults.delayMs > 0 ? sleep(faults.delayMs).then(() => undefined) : Promise.resolve()),
+          onOrderCreated: (id, idempotencyKey) => createdOrders.push({ id, idempotencyKey }),
+        },
+      );
+      if (result.committedOrderId !== undefined && faults.takeResetAfterCommit()) {
+        req.socket.destroy();
+        return;
+      }
+      if (faults.delayMs > 0 && result.committedOrderId === undefined) {
+        await sleep(faults.delayMs);
+      }
+      answer(result.status, result.body, { ...limitHeaders, ...result.headers });
+    } catch (error) {
+      const problem =
+        error instanceof Problem ? error : new Problem(500, "The sandbox failed unexpectedly; see its console.");
+      if (!(error instanceof Problem)) {
+        console.error("sandbox: unexpected error", error);
+      }
+      record.status = problem.status;
+      sendProblem(res, problem, requestId, url.pathname);
+    }
+  };
+
+  const server = createServer((req, res) => {
+    void handle(req, res);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  return {
+    ...sandbox,
+    url: `http://${host}:${address.port}`,
+    port: address.port,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function authenticate(header: string | undefined, apiKey: string, readOnlyApiKey: string): string {
+  if (!header) return "missing";
+  const match = /^Bearer\s+(\S+)$/i.exec(header);
+  if (!match) return "invalid";
+  const given = match[1] ?? "";
+  if (sameSecret(given, apiKey)) return "valid";
+  if (sameSecret(given, readOnlyApiKey)) return "read-only";
+  return "invalid";
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+function injectedProblem(fault: FailFault): Problem {
+  return new Problem(fault.status, `Injected failure (${fault.status}).`, {
+    code: fault.code,
+    headers: fault.retryAfterSeconds === undefined ? {} : { "retry-after": String(fault.retryAfterSeconds) },
+  });
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) {
+      throw new Problem(400, `The body is over ${MAX_BODY_BYTES} bytes.`);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function parseMaybe(text: string): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Admin routes (only with enableAdmin): fault injection and the records, for tests in another process. */
+function handleAdmin(
+  method: string,
+  path: string,
+  body: string,
+  sandbox: Omit<Sandbox, "url" | "port" | "stop">,
+): { status: number; body: unknown } {
+  const input = (parseMaybe(body) ?? {}) as Record<string, unknown>;
+  if (method === "POST" && path === "/__sandbox/faults") {
+    if (input.clear === true) sandbox.faults.clear();
+    if (input.failNext) sandbox.faults.failNext(input.failNext as FailFault);
+    if (typeof input.resetAfterCommit === "number") sandbox.faults.resetAfterCommit = input.resetAfterCommit;
+    if (typeof input.delayMs === "number") sandbox.faults.delayMs = input.delayMs;
+    if (typeof input.notFoundReadsForNewOrders === "number") {
+      sandbox.faults.notFoundReadsForNewOrders = input.notFoundReadsForNewOrders;
+    }
+    return { status: 200, body: { ok: true } };
+  }
+  if (method === "GET" && path === "/__sandbox/requests") {
+    return { status: 200, body: { data: sandbox.requests } };
+  }
+  if (method === "GET" && path === "/__sandbox/orders") {
+    return { status: 200, body: { data: sandbox.createdOrders } };
+  }
+  const cancel = /^\/__sandbox\/orders\/([^/]+)\/cancel$/.exec(path);
+  if (method === "POST" && cancel) {
+    sandbox.cancelOrder(decodeURIComponent(cancel[1] ?? ""));
+    return { status: 200, body: { ok: true } };
+  }
+  const remove = /^\/__sandbox\/orders\/([^/]+)$/.exec(path);
+  if (method === "DELETE" && remove) {
+    sandbox.removeOrder(decodeURIComponent(remove[1] ?? ""));
+    return { status: 200, body: { ok: true } };
+  }
+  throw new Problem(404, `No admin route ${method} ${path}.`);
+}
