@@ -3,6 +3,7 @@
  */
 import type { z } from "zod";
 import { UnexpectedResponseError } from "./errors";
+import { parseRetryAfter } from "./retry-after";
 import { RequestSender, type ApiResponse, type ClientOptions } from "./request";
 import {
   describeIssues,
@@ -28,6 +29,13 @@ export interface ProxyFilters {
   orderId?: string;
   /** Page size, 1 to 1000. @default 100 (the server's default) */
   pageSize?: number;
+}
+
+/** Result of {@link ProxyApiClient.getOrder}. */
+export interface GetOrderResult {
+  order: Order;
+  /** The server's polling hint (`Retry-After` on a non-terminal order), in milliseconds. */
+  retryAfterMs?: number;
 }
 
 /** Result of {@link ProxyApiClient.createOrder}. */
@@ -107,10 +115,11 @@ export class ProxyApiClient {
   }
 
   /** Reads an order and its provisioning status (`GET /v1/orders/{id}`). */
-  async getOrder(id: string): Promise<Order> {
+  async getOrder(id: string): Promise<GetOrderResult> {
     const path = `/orders/${encodeURIComponent(id)}`;
     const res = await this.sender.send({ method: "GET", path });
-    return toOrder(parse(orderWire, res, "GET", `/v1${path}`));
+    const order = toOrder(parse(orderWire, res, "GET", `/v1${path}`));
+    return { order, retryAfterMs: parseRetryAfter(res.headers["retry-after"]) };
   }
 
   /** Reads bandwidth and request usage for the current billing period (`GET /v1/usage`). */

@@ -161,6 +161,10 @@ function defaultCode(status: number): string {
     403: "forbidden",
     404: "not_found",
     429: "rate_limited",
+    500: "internal",
+    502: "unavailable",
+    503: "unavailable",
+    504: "unavailable",
   };
   return byStatus[status] ?? (status >= 500 ? "internal" : "http_error");
 }

@@ -74,7 +74,10 @@ export const problemWire = z.looseObject({
 /** The known values of `Proxy.type`; any other string is kept as the server sent it. */
 export const KNOWN_PROXY_TYPES = ["datacenter", "isp", "residential", "mobile"] as const;
 
-/** A proxy assigned to the account. The four seed fields are always present. */
+/**
+ * A proxy assigned to the account. The four seed fields are always present. Fields the contract does not name are
+ * kept at run time, renamed to camelCase (as are the other records' unknown fields), but are not typed.
+ */
 export interface Proxy {
   /** IPv4 or IPv6 address. */
   ip: string;
@@ -98,15 +101,12 @@ export interface Proxy {
   city?: string;
   /** RFC 3339 time the proxy expires. */
   expiresAt?: string;
-  /** Fields the contract does not name are kept, renamed to camelCase. */
-  [field: string]: unknown;
 }
 
 /** Why an order failed or was cancelled. */
 export interface StatusReason {
   code?: string;
   message?: string;
-  [field: string]: unknown;
 }
 
 /** An order: a purchase of one plan, and its provisioning status. */
@@ -122,7 +122,6 @@ export interface Order {
   estimatedReadyAt?: string | null;
   /** Present (possibly empty) once the order is active. */
   proxies?: Proxy[];
-  [field: string]: unknown;
 }
 
 /** Usage for the current billing period. `null` limits mean unlimited. */
@@ -131,7 +130,6 @@ export interface Usage {
   asOf: string;
   bandwidth: { usedBytes: number; limitBytes: number | null };
   requests: { used: number; limit: number | null };
-  [field: string]: unknown;
 }
 
 /** One page of `GET /v1/proxies`. */

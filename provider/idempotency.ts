@@ -1,0 +1,33 @@
+/**
+ * Idempotency keys of purchases. A key is derived, never random, so that a re-run after a crash, a network failure
+ * or a timeout sends the same key and gets the same order back instead of buying again.
+ */
+import { createHash } from "node:crypto";
+
+const PREFIX = "pulumi-proxy-v1-";
+
+function digest(parts: string[]): string {
+  return PREFIX + createHash("sha256").update(JSON.stringify(parts)).digest("hex").slice(0, 48);
+}
+
+/** What identifies one purchase in a Pulumi program. */
+export interface PurchaseIdentity {
+  project: string;
+  stack: string;
+  /** The resource's logical name. */
+  resourceName: string;
+  planId: string;
+}
+
+/** The key of the first purchase attempt of a resource: the same for every run of the same program and stack. */
+export function purchaseKey(identity: PurchaseIdentity): string {
+  return digest([identity.project, identity.stack, identity.resourceName, identity.planId]);
+}
+
+/**
+ * The key for buying again after the order bought with `previousKey` ended without proxies (failed, cancelled,
+ * expired). Derived from that order, so this retry is just as safe to repeat as the first purchase.
+ */
+export function nextPurchaseKey(previousKey: string, spentOrderId: string): string {
+  return digest([previousKey, spentOrderId]);
+}

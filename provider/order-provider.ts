@@ -1,0 +1,281 @@
+/**
+ * The ProxyOrder provider methods, as the Pulumi engine calls them inside the provider process.
+ *
+ * The API has no cancel endpoint, so a purchase is never undone: create buys (once, by idempotency key), update only
+ * resumes waiting, delete only stops tracking. Every order that was made ends up in the state, in the outputs or in
+ * an error message.
+ */
+import { ProxyApiClient } from "./api/client";
+import { NotFoundError } from "./api/errors";
+import type { ClientOptions } from "./api/request";
+import type { Order } from "./api/schemas";
+import { resolveSettings, type ConfigLookup, type ProviderSettings } from "./config";
+import { formatDuration, parseDuration } from "./duration";
+import { nextPurchaseKey } from "./idempotency";
+import { inputsOf, toOutputs, type OrderInputs, type OrderOutputs } from "./order-state";
+import {
+  FAILED_STATES,
+  OrderFailedError,
+  OrderWaitTimeoutError,
+  PENDING_STATES,
+  waitForOrder,
+  type WaitOptions,
+} from "./wait";
+
+/** How the engine marks a value it does not know yet (during preview). */
+export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+/** Input defaults; the README's resource table lists the same. */
+export const INPUT_DEFAULTS = { waitForReady: true, readyTimeout: "20m" } as const;
+
+/** The longest readyTimeout accepted. */
+const MAX_READY_TIMEOUT_MS = 24 * 3_600_000;
+
+/** Re-purchases after spent orders, per create, before giving up (each one was reported). */
+const MAX_REPURCHASES = 3;
+
+/** Where provider messages go. In the provider process: Pulumi's log, which the CLI shows. */
+export interface ProviderLog {
+  info(message: string): void;
+  warn(message: string): void;
+}
+
+/** What the provider methods depend on; tests replace parts of it. */
+export interface OrderProviderOptions {
+  /** Environment for the `PROXY_API_*` fallbacks. @default process.env */
+  env?: NodeJS.ProcessEnv;
+  log?: ProviderLog;
+  /** Extra client options (tests inject a dispatcher and a no-wait sleep). */
+  client?: Partial<ClientOptions>;
+  /** Extra waiter options (tests shorten the polls). */
+  wait?: Partial<Omit<WaitOptions, "deadline">>;
+}
+
+/** A failure `check` reports for one property. */
+export interface CheckFailure {
+  property: string;
+  reason: string;
+}
+
+/** An error that tells the engine the order exists although the operation failed (a partial create or update). */
+export class PartialOrderError extends Error {
+  constructor(
+    message: string,
+    readonly id: string,
+    readonly properties: Record<string, unknown>,
+    readonly reasons: string[],
+  ) {
+    super(message);
+    this.name = "PartialOrderError";
+  }
+}
+
+/** Creates the provider object whose methods the serialized ProxyOrder provider calls. */
+export function createOrderProvider(options: OrderProviderOptions = {}) {
+  let lookup: ConfigLookup = () => undefined;
+  const log: ProviderLog = options.log ?? pulumiLog();
+
+  const settings = (): ProviderSettings => resolveSettings(lookup, options.env ?? process.env);
+  const withClient = async <T>(use: (client: ProxyApiClient) => Promise<T>): Promise<T> => {
+    const { baseUrl, apiKey } = settings();
+    const client = new ProxyApiClient({
+      baseUrl,
+      apiKey,
+      onRetry: (e) =>
+        log.info(`proxy: ${e.method} ${e.path} failed (${e.status ?? e.code}); retry ${e.attempt} in ${formatDuration(e.delayMs)}`),
+      ...options.client,
+    });
+    try {
+      return await use(client);
+    } finally {
+      await client.close();
+    }
+  };
+
+  const wait = (client: ProxyApiClient, inputs: OrderInputs, orderId: string, lastSeen?: Order) =>
+    waitForOrder(client, orderId, {
+      deadline: Date.now() + (parseDuration(inputs.readyTimeout) ?? 0),
+      lastSeen,
+      onProgress: (p) =>
+        log.info(`proxy: order ${p.orderId} is ${p.status} (waited ${formatDuration(p.waitedMs)})`),
+      ...options.wait,
+    });
+
+  /** Waits for the order; a timeout or lost contact becomes a partial result carrying the order's id. */
+  const waitOrRecord = async (
+    client: ProxyApiClient,
+    inputs: OrderInputs & { __provider?: unknown },
+    order: Order,
+    purchaseKey: string,
+  ): Promise<OrderOutputs> => {
+    try {
+      return toOutputs(inputs, await wait(client, inputs, order.id, order), purchaseKey);
+    } catch (error) {
+      if (error instanceof OrderFailedError) {
+        throw new Error(
+          `${error.message} Nothing usable was provisioned and it is not kept in the state. ` +
+            "Run `pulumi up` again to buy again: the retry uses an idempotency key derived from this failed order, " +
+            "so it cannot buy twice.",
+        );
+      }
+      const last = error instanceof OrderWaitTimeoutError && error.lastSeen ? error.lastSeen : order;
+      const why = error instanceof Error ? error.message : String(error);
+      const properties = { ...toOutputs(inputs, last, purchaseKey), __provider: inputs.__provider };
+      throw new PartialOrderError(
+        `${why} Order ${order.id} is recorded in the state with status "${last.status}"; ` +
+          "run `pulumi up` again to resume waiting (nothing is bought again), or `pulumi refresh` to see its state.",
+        order.id,
+        properties,
+        [why],
+      );
+    }
+  };
+
+  return {
+    /** Receives the stack's configuration once per provider process. */
+    async configure(req: { config: { get(key: string): string | undefined } }): Promise<void> {
+      lookup = (key) => req.config.get(key);
+    },
+
+    /** Validates inputs and applies defaults; unknown values (preview) pass. */
+    async check(_olds: Record<string, unknown>, news: Record<string, unknown>) {
+      const failures = checkInputs(news);
+      if (failures.length === 0) {
+        // Fail a preview that could never run: missing or unsafe configuration.
+        settings();
+      }
+      const inputs = {
+        ...news,
+        waitForReady: news.waitForReady ?? INPUT_DEFAULTS.waitForReady,
+        readyTimeout: news.readyTimeout ?? INPUT_DEFAULTS.readyTimeout,
+      };
+      return { inputs, failures };
+    },
+
+    /** A new plan replaces the order; a spent order (failed, cancelled, expired) is replaced too. */
+    async diff(_id: string, olds: OrderOutputs, news: OrderInputs) {
+      const replaces: string[] = [];
+      if (news.planId !== olds.planId) replaces.push("planId");
+      if (FAILED_STATES.includes(olds.status)) replaces.push("status");
+      const changed = (["waitForReady", "readyTimeout", "idempotencyKey"] as const).filter(
+        (key) => news[key] !== olds[key],
+      );
+      const resumes = PENDING_STATES.includes(olds.status) && news.waitForReady !== false;
+      return {
+        changes: replaces.length > 0 || changed.length > 0 || resumes,
+        replaces,
+        deleteBeforeReplace: false,
+      };
+    },
+
+    /** Buys the plan (once, by idempotency key) and waits for the proxies unless told not to. */
+    async create(raw: OrderInputs & { __provider?: unknown }) {
+      const inputs = raw;
+      return withClient(async (client) => {
+        let key = inputs.idempotencyKey;
+        for (let repurchase = 0; ; repurchase++) {
+          const { order, replayed } = await client.createOrder({ planId: inputs.planId, idempotencyKey: key });
+          const spent = replayed && FAILED_STATES.includes(order.status);
+          if (!spent) {
+            if (replayed) {
+              log.info(`proxy: order ${order.id} was bought earlier with this key; carrying on with it (not bought again)`);
+            }
+            const outs = inputs.waitForReady ? await waitOrRecord(client, inputs, order, key) : toOutputs(inputs, order, key);
+            return { id: order.id, outs };
+          }
+          if (repurchase >= MAX_REPURCHASES) {
+            throw new Error(
+              `Order ${order.id} for plan ${inputs.planId} ended "${order.status}", as did the ${repurchase} purchases before it. ` +
+                "Not buying again automatically; check the plan with the provider's support.",
+            );
+          }
+          log.warn(
+            `proxy: order ${order.id} (bought earlier with this key) ended "${order.status}"; buying again with a key derived from it`,
+          );
+          key = nextPurchaseKey(key, order.id);
+        }
+      });
+    },
+
+    /** Refresh: the order as the API sees it now. Only a 404 removes it from the state. */
+    async read(id: string, props: OrderOutputs) {
+      return withClient(async (client) => {
+        try {
+          const { order } = await client.getOrder(id);
+          return { id, props: toOutputs(props, order, props.purchaseKey), inputs: inputsOf(props) };
+        } catch (error) {
+          if (error instanceof NotFoundError) {
+            log.warn(`proxy: order ${id} no longer exists (404); it leaves the state`);
+            return {};
+          }
+          throw error;
+        }
+      });
+    },
+
+    /** Changes no purchase: resumes waiting for an order recorded before it was ready, else records the new inputs. */
+    async update(id: string, olds: OrderOutputs, news: OrderInputs & { __provider?: unknown }) {
+      if (PENDING_STATES.includes(olds.status) && news.waitForReady) {
+        return withClient(async (client) => {
+          log.info(`proxy: resuming the wait for order ${id} (recorded as ${olds.status}); nothing is bought`);
+          const { order } = await client.getOrder(id);
+          return { outs: await waitOrRecord(client, news, order, olds.purchaseKey) };
+        });
+      }
+      return { outs: { ...olds, ...inputsOf(news) } };
+    },
+
+    /** The API cannot cancel an order: this only stops tracking it. */
+    async delete(id: string, props: OrderOutputs) {
+      log.warn(
+        `proxy: order ${id} (plan ${props.planId}) is no longer tracked by Pulumi, but the purchase stays active: ` +
+          "the API has no cancel endpoint. Contact the provider to cancel or refund it.",
+      );
+    },
+  };
+}
+
+/** The provider object's type. */
+export type OrderProvider = ReturnType<typeof createOrderProvider>;
+
+/** Checks every input; returns one failure per bad property, naming what is allowed. */
+export function checkInputs(news: Record<string, unknown>): CheckFailure[] {
+  const failures: CheckFailure[] = [];
+  const known = (value: unknown) => value !== UNKNOWN;
+  const { planId, waitForReady, readyTimeout, idempotencyKey } = news;
+  if (known(planId)) {
+    if (typeof planId !== "string" || planId.trim() === "") {
+      failures.push({ property: "planId", reason: "planId is required: the id of the plan to buy, such as \"dc-us-5\"." });
+    } else if (planId.length > 128) {
+      failures.push({ property: "planId", reason: `planId must be at most 128 characters (got ${planId.length}).` });
+    }
+  }
+  if (waitForReady !== undefined && known(waitForReady) && typeof waitForReady !== "boolean") {
+    failures.push({ property: "waitForReady", reason: "waitForReady must be true or false." });
+  }
+  if (readyTimeout !== undefined && known(readyTimeout)) {
+    const ms = typeof readyTimeout === "string" ? parseDuration(readyTimeout) : undefined;
+    if (ms === undefined || ms <= 0 || ms > MAX_READY_TIMEOUT_MS) {
+      failures.push({
+        property: "readyTimeout",
+        reason: `readyTimeout must be a duration such as "20m", "90s" or "1h30m", from 1s to 24h (got ${JSON.stringify(readyTimeout)}).`,
+      });
+    }
+  }
+  if (known(idempotencyKey) && (typeof idempotencyKey !== "string" || !/^[\x21-\x7e]{1,255}$/.test(idempotencyKey))) {
+    failures.push({
+      property: "idempotencyKey",
+      reason: "idempotencyKey must be 1 to 255 visible ASCII characters (no spaces).",
+    });
+  }
+  return failures;
+}
+
+/** Pulumi's log, loaded lazily: it is only there when the provider runs under the Pulumi engine. */
+function pulumiLog(): ProviderLog {
+  const pulumi = () => require("@pulumi/pulumi") as typeof import("@pulumi/pulumi");
+  return {
+    info: (message) => void pulumi().log.info(message),
+    warn: (message) => void pulumi().log.warn(message),
+  };
+}

@@ -1,0 +1,85 @@
+/**
+ * The shapes a ProxyOrder has in Pulumi's state, and the conversion from an API order to them.
+ */
+import type { Order, Proxy } from "./api/schemas";
+
+/** Inputs of a ProxyOrder after `check` applied the defaults. */
+export interface OrderInputs {
+  planId: string;
+  waitForReady: boolean;
+  readyTimeout: string;
+  idempotencyKey: string;
+}
+
+/** A proxy as the resource exposes it: every field of the API's record but the credentials. */
+export type ProxyInfo = Omit<Proxy, "username" | "password">;
+
+/** Credentials of one proxy, in the same position as the proxy in `proxies`. Always a secret output. */
+export interface ProxyCredential {
+  ip: string;
+  port: number;
+  username?: string;
+  password?: string;
+}
+
+/** Outputs of a ProxyOrder: its inputs, echoed (refresh and delete see only outputs), and the order. */
+export interface OrderOutputs extends OrderInputs {
+  orderId: string;
+  status: string;
+  /** Why the order failed or was cancelled, when it did. */
+  statusReason: string | null;
+  createdAt: string | null;
+  readyAt: string | null;
+  proxies: ProxyInfo[];
+  credentials: ProxyCredential[];
+  /** The idempotency key the order was bought with (differs from `idempotencyKey` after a re-purchase). */
+  purchaseKey: string;
+}
+
+/** Property names of OrderOutputs that are outputs only (the resource class declares them). */
+export const OUTPUT_ONLY_PROPERTIES = [
+  "orderId",
+  "status",
+  "statusReason",
+  "createdAt",
+  "readyAt",
+  "proxies",
+  "credentials",
+  "purchaseKey",
+] as const;
+
+/** Splits the order's proxies into public records and credentials. */
+export function splitCredentials(proxies: Proxy[]): { proxies: ProxyInfo[]; credentials: ProxyCredential[] } {
+  return {
+    proxies: proxies.map(({ username: _u, password: _p, ...info }) => info),
+    credentials: proxies.map(({ ip, port, username, password }) => ({ ip, port, username, password })),
+  };
+}
+
+/** The outputs for an order bought (or read) with these inputs. */
+export function toOutputs(inputs: OrderInputs, order: Order, purchaseKey: string): OrderOutputs {
+  const reason = order.statusReason;
+  return {
+    planId: inputs.planId,
+    waitForReady: inputs.waitForReady,
+    readyTimeout: inputs.readyTimeout,
+    idempotencyKey: inputs.idempotencyKey,
+    orderId: order.id,
+    status: order.status,
+    statusReason: reason ? [reason.code, reason.message].filter(Boolean).join(": ") || null : null,
+    createdAt: order.createdAt ?? null,
+    readyAt: order.readyAt ?? null,
+    ...splitCredentials(order.proxies ?? []),
+    purchaseKey,
+  };
+}
+
+/** The inputs part of stored outputs (refresh returns them so that a refresh leaves no phantom diff). */
+export function inputsOf(outputs: OrderInputs): OrderInputs {
+  return {
+    planId: outputs.planId,
+    waitForReady: outputs.waitForReady,
+    readyTimeout: outputs.readyTimeout,
+    idempotencyKey: outputs.idempotencyKey,
+  };
+}

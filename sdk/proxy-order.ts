@@ -1,0 +1,87 @@
+/**
+ * The ProxyOrder resource: one purchase of a plan, and the proxies it provisioned.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { purchaseKey } from "../provider/idempotency";
+import { OUTPUT_ONLY_PROPERTIES, type ProxyCredential, type ProxyInfo } from "../provider/order-state";
+import { providerShim } from "./provider-shim";
+
+/** Inputs of a {@link ProxyOrder}. */
+export interface ProxyOrderArgs {
+  /** The plan to buy, such as `"dc-us-5"`. Changing it buys a new order (a replacement). */
+  planId: pulumi.Input<string>;
+  /** Wait until the order is `active` and its proxies are assigned. @default true */
+  waitForReady?: pulumi.Input<boolean>;
+  /**
+   * How long to wait for the order, such as `"20m"` or `"1h30m"` (1s to 24h). Pulumi's `customTimeouts` do not
+   * reach dynamic providers, so this is the deadline. On timeout the order is kept in the state and the next
+   * `pulumi up` resumes waiting. @default "20m"
+   */
+  readyTimeout?: pulumi.Input<string>;
+  /**
+   * Idempotency key of the purchase. @default a key derived from the project, stack, resource name and plan, so
+   * that running `pulumi up` again never buys twice
+   */
+  idempotencyKey?: pulumi.Input<string>;
+}
+
+/**
+ * A purchase of one proxy plan.
+ *
+ * Creating it buys the plan and (by default) waits until its proxies are ready. The API cannot cancel orders, so
+ * deleting it only stops tracking the order: the purchase stays active.
+ */
+export class ProxyOrder extends pulumi.dynamic.Resource {
+  /** The plan bought. */
+  declare readonly planId: pulumi.Output<string>;
+  /** Whether create waits for the order to be active. */
+  declare readonly waitForReady: pulumi.Output<boolean>;
+  /** The wait deadline. */
+  declare readonly readyTimeout: pulumi.Output<string>;
+  /** The idempotency key input (derived unless given). */
+  declare readonly idempotencyKey: pulumi.Output<string>;
+  /** The order id, such as `ord_...` (also the resource's id). */
+  declare readonly orderId: pulumi.Output<string>;
+  /** `pending`, `provisioning`, `active`, `failed`, `cancelled` or `expired`, as of the last create, update or refresh. */
+  declare readonly status: pulumi.Output<string>;
+  /** Why the order failed or was cancelled, or null. */
+  declare readonly statusReason: pulumi.Output<string | null>;
+  /** When the order was placed (RFC 3339). */
+  declare readonly createdAt: pulumi.Output<string | null>;
+  /** When the order became active (RFC 3339), or null. */
+  declare readonly readyAt: pulumi.Output<string | null>;
+  /** The proxies this order provisioned, without their credentials. */
+  declare readonly proxies: pulumi.Output<ProxyInfo[]>;
+  /** Credentials of the proxies, in the same order as `proxies`. Always secret. */
+  declare readonly credentials: pulumi.Output<ProxyCredential[]>;
+  /** The idempotency key the order was bought with. */
+  declare readonly purchaseKey: pulumi.Output<string>;
+
+  /**
+   * @param name The resource's unique name; it is part of the derived idempotency key.
+   * @param args The plan and how to wait.
+   * @param opts Resource options.
+   */
+  constructor(name: string, args: ProxyOrderArgs, opts?: pulumi.CustomResourceOptions) {
+    const idempotencyKey =
+      args.idempotencyKey ??
+      pulumi.output(args.planId).apply((planId) =>
+        purchaseKey({ project: pulumi.getProject(), stack: pulumi.getStack(), resourceName: name, planId }),
+      );
+    const outputs = Object.fromEntries(OUTPUT_ONLY_PROPERTIES.map((key) => [key, undefined]));
+    super(
+      providerShim,
+      name,
+      {
+        ...outputs,
+        planId: args.planId,
+        waitForReady: args.waitForReady,
+        readyTimeout: args.readyTimeout,
+        idempotencyKey,
+      },
+      { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "credentials"] },
+      "proxy",
+      "ProxyOrder",
+    );
+  }
+}

@@ -1,0 +1,151 @@
+import { inspect } from "node:util";
+import { describe, expect, it } from "vitest";
+import {
+  AuthenticationError,
+  ConnectionError,
+  IdempotencyError,
+  InsufficientBalanceError,
+  InvalidRequestError,
+  NotFoundError,
+  PermissionError,
+  PlanNotFoundError,
+  ProxyApiError,
+  RateLimitError,
+  ServerError,
+  UnexpectedResponseError,
+} from "../../provider/api/errors";
+import { API_KEY, mockApi, problem, PROBLEM_HEADERS, PROXY } from "../helpers/mock-api";
+
+/** Every row of the contract's error table, with what the user must be told. */
+const ROWS = [
+  { status: 400, code: "invalid_request", type: InvalidRequestError, says: /malformed/ },
+  { status: 401, code: "unauthenticated", type: AuthenticationError, says: /proxy:apiKey.*PROXY_API_KEY/ },
+  { status: 402, code: "insufficient_balance", type: InsufficientBalanceError, says: /nothing was charged/ },
+  { status: 403, code: "forbidden", type: PermissionError, says: /not allowed/ },
+  { status: 404, code: "not_found", type: NotFoundError, says: /No such resource/ },
+  { status: 409, code: "idempotency_key_in_use", type: IdempotencyError, says: /still running/ },
+  { status: 422, code: "plan_not_found", type: PlanNotFoundError, says: /Check the plan id; nothing was bought/ },
+  { status: 422, code: "idempotency_key_reused", type: IdempotencyError, says: /different order/ },
+  { status: 429, code: "rate_limited", type: RateLimitError, says: /rate limit/ },
+  { status: 500, code: "internal", type: ServerError, says: /failed on its side/ },
+  { status: 502, code: "unavailable", type: ServerError, says: /failed on its side/ },
+  { status: 503, code: "unavailable", type: ServerError, says: /failed on its side/ },
+  { status: 504, code: "unavailable", type: ServerError, says: /failed on its side/ },
+] as const;
+
+describe("error responses", () => {
+  for (const row of ROWS) {
+    it(`${row.status} ${row.code} becomes ${row.type.name} with status, code, request id and advice`, async () => {
+      // maxAttempts 1: this test is about the error, not about retries.
+      const api = mockApi({ maxAttempts: 1 });
+      api.pool
+        .intercept({ path: "/v1/orders", method: "POST" })
+        .reply(row.status, problem(row.status, row.code, "server detail"), { headers: PROBLEM_HEADERS });
+      const error = await api.client.createOrder({ planId: "p", idempotencyKey: "k" }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(row.type);
+      const e = error as ProxyApiError;
+      expect(e.status).toBe(row.status);
+      expect(e.code).toBe(row.code);
+      expect(e.requestId).toBe("req_123");
+      expect(e.method).toBe("POST");
+      expect(e.path).toBe("/v1/orders");
+      expect(e.message).toMatch(row.says);
+      expect(e.message).toContain("server detail");
+      expect(e.message).toContain("req_123");
+      api.done();
+    });
+  }
+
+  it("keeps the field errors of a problem document", async () => {
+    const api = mockApi();
+    api.pool.intercept({ path: "/v1/orders", method: "POST" }).reply(
+      400,
+      problem(400, "invalid_request", "bad body", { errors: [{ pointer: "/plan_id", detail: "required" }] }),
+      { headers: PROBLEM_HEADERS },
+    );
+    const error = (await api.client.createOrder({ planId: "", idempotencyKey: "k" }).catch((e) => e)) as ProxyApiError;
+    expect(error.fieldErrors).toEqual([{ pointer: "/plan_id", detail: "required" }]);
+    expect(error.message).toContain("/plan_id: required");
+    api.done();
+  });
+
+  it.each([
+    ["plain text", "upstream exploded", { "content-type": "text/plain" }, "unavailable", /upstream exploded/],
+    ["{ error: { code, message } }", { error: { code: "unavailable", message: "maintenance" } }, {}, "unavailable", /maintenance/],
+    ["{ detail, code }", { detail: "try later", code: "unavailable" }, {}, "unavailable", /try later/],
+    ["an empty body", "", {}, "unavailable", /503 unavailable/],
+  ])("reads an error body in the form %s", async (_name, body, headers, code, says) => {
+    const api = mockApi({ maxAttempts: 1 });
+    api.pool
+      .intercept({ path: "/v1/usage", method: "GET" })
+      .reply(503, typeof body === "string" ? body : JSON.stringify(body), { headers: { ...headers, "x-request-id": "r9" } });
+    const error = (await api.client.getUsage().catch((e) => e)) as ProxyApiError;
+    expect(error).toBeInstanceOf(ServerError);
+    expect(error.code).toBe(code);
+    expect(error.message).toMatch(says);
+    api.done();
+  });
+
+  it("names the field path and request id when a 2xx body does not match the contract", async () => {
+    const api = mockApi();
+    api.pool
+      .intercept({ path: "/v1/proxies", method: "GET" })
+      .reply(200, { data: [{ ...PROXY, ip: undefined, password: "hunter2" }] }, { headers: { "x-request-id": "req_bad" } });
+    const error = (await api.client.listProxies().catch((e) => e)) as ProxyApiError;
+    expect(error).toBeInstanceOf(UnexpectedResponseError);
+    expect(error.message).toContain("data.0.ip");
+    expect(error.message).toContain("req_bad");
+    // The offending values are not echoed (they may be credentials), nor a zod dump.
+    expect(error.message).not.toContain("hunter2");
+    expect(error.message).not.toContain("invalid_type\"");
+    api.done();
+  });
+});
+
+describe("the API key never leaks into an error", () => {
+  const leaks = (error: unknown): string[] => {
+    const e = error as Error & { cause?: unknown };
+    const texts = [
+      e.message,
+      e.stack ?? "",
+      JSON.stringify(e),
+      inspect(e, { depth: 10, showHidden: true }),
+      inspect(e.cause, { depth: 10, showHidden: true }),
+    ];
+    return texts.filter((t) => t.includes(API_KEY));
+  };
+
+  it("even when the server echoes the key in its error body", async () => {
+    const api = mockApi({ maxAttempts: 1 });
+    api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(
+      401,
+      problem(401, "unauthenticated", `key ${API_KEY} is revoked`, {
+        title: `Bearer ${API_KEY}`,
+        errors: [{ pointer: "header:Authorization", detail: `Bearer ${API_KEY}` }],
+      }),
+      { headers: PROBLEM_HEADERS },
+    );
+    const error = await api.client.getUsage().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect(leaks(error)).toEqual([]);
+    expect((error as Error).message).toContain("[redacted]");
+    api.done();
+  });
+
+  it("in a plain-text error body", async () => {
+    const api = mockApi({ maxAttempts: 1 });
+    api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(500, `Authorization: Bearer ${API_KEY}`);
+    expect(leaks(await api.client.getUsage().catch((e: unknown) => e))).toEqual([]);
+    api.done();
+  });
+
+  it("in a connection error, cause included", async () => {
+    const api = mockApi({ maxAttempts: 1 });
+    api.pool.intercept({ path: "/v1/usage", method: "GET" }).replyWithError(new Error(`socket closed while sending ${API_KEY}`));
+    const error = await api.client.getUsage().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect((error as Error).cause).toBeInstanceOf(Error);
+    expect(leaks(error)).toEqual([]);
+    api.done();
+  });
+});

@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import { UnexpectedResponseError } from "../../provider/api/errors";
+import { mockApi, PROXY } from "../helpers/mock-api";
+
+const proxy = (n: number) => ({ ...PROXY, ip: `198.51.100.${n}`, username: `u${n}`, password: `p${n}`, order_id: "ord_1" });
+
+describe("GET /v1/proxies", () => {
+  it("follows next_cursor across pages and sends the filters", async () => {
+    const api = mockApi();
+    const query = "limit=2&type=datacenter%2Cisp&country=US&order_id=ord_1";
+    api.pool.intercept({ path: `/v1/proxies?${query}`, method: "GET" }).reply(200, { data: [proxy(1), proxy(2)], has_more: true, next_cursor: "c2" });
+    api.pool.intercept({ path: `/v1/proxies?${query.replace("limit=2", "limit=2&cursor=c2")}`, method: "GET" }).reply(200, {
+      data: [proxy(3), proxy(4)],
+      has_more: true,
+      next_cursor: "c3",
+    });
+    api.pool.intercept({ path: `/v1/proxies?${query.replace("limit=2", "limit=2&cursor=c3")}`, method: "GET" }).reply(200, {
+      data: [proxy(5)],
+      has_more: false,
+      next_cursor: null,
+    });
+    const proxies = await api.client.listProxies({ pageSize: 2, type: ["datacenter", "isp"], country: "US", orderId: "ord_1" });
+    expect(proxies.map((p) => p.ip)).toEqual([1, 2, 3, 4, 5].map((n) => `198.51.100.${n}`));
+    expect(proxies[0]).toMatchObject({ orderId: "ord_1", username: "u1", password: "p1" });
+    api.done();
+  });
+
+  it("yields one page at a time", async () => {
+    const api = mockApi();
+    api.pool.intercept({ path: "/v1/proxies", method: "GET" }).reply(200, { data: [proxy(1)], has_more: true, next_cursor: "c2" });
+    api.pool.intercept({ path: "/v1/proxies?cursor=c2", method: "GET" }).reply(200, { data: [proxy(2)], has_more: false, next_cursor: null });
+    const sizes: number[] = [];
+    for await (const page of api.client.listProxyPages()) sizes.push(page.proxies.length);
+    expect(sizes).toEqual([1, 1]);
+    api.done();
+  });
+
+  it("reads a response with data alone (the seed's shape) as one complete page", async () => {
+    const api = mockApi();
+    api.pool.intercept({ path: "/v1/proxies", method: "GET" }).reply(200, { data: [proxy(1), { ...PROXY, type: "satellite" }] });
+    const proxies = await api.client.listProxies();
+    expect(proxies).toHaveLength(2);
+    // An unknown type is kept as it is.
+    expect(proxies[1]?.type).toBe("satellite");
+    api.done();
+  });
+
+  it("refuses has_more without a cursor instead of silently truncating", async () => {
+    const api = mockApi();
+    api.pool.intercept({ path: "/v1/proxies", method: "GET" }).reply(200, { data: [proxy(1)], has_more: true, next_cursor: null });
+    const error = await api.client.listProxies().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnexpectedResponseError);
+    expect((error as Error).message).toContain("next_cursor is missing");
+    api.done();
+  });
+
+  it("refuses a cursor that repeats (a loop)", async () => {
+    const api = mockApi();
+    api.pool.intercept({ path: "/v1/proxies", method: "GET" }).reply(200, { data: [proxy(1)], has_more: true, next_cursor: "c" });
+    api.pool.intercept({ path: "/v1/proxies?cursor=c", method: "GET" }).reply(200, { data: [proxy(2)], has_more: true, next_cursor: "c" });
+    await expect(api.client.listProxies()).rejects.toThrow(/repeats an earlier page/);
+    api.done();
+  });
+
+  it("rejects a port out of range, naming the field", async () => {
+    const api = mockApi();
+    api.pool.intercept({ path: "/v1/proxies", method: "GET" }).reply(200, { data: [{ ...PROXY, port: 70000 }] });
+    await expect(api.client.listProxies()).rejects.toThrow(/data\.0\.port/);
+    api.done();
+  });
+});

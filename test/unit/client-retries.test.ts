@@ -1,0 +1,193 @@
+import { describe, expect, it } from "vitest";
+import { ConnectionError, InvalidRequestError, RateLimitError, ServerError } from "../../provider/api/errors";
+import { mockApi, ORDER, problem, PROBLEM_HEADERS } from "../helpers/mock-api";
+
+const USAGE = {
+  period: { start: "2026-11-01T00:00:00Z", end: "2026-12-01T00:00:00Z" },
+  as_of: "2026-11-21T10:00:00Z",
+  bandwidth: { used_bytes: 10, limit_bytes: null },
+  requests: { used: 2, limit: 100 },
+};
+
+describe("retries", () => {
+  it("retries a GET after 503 and returns the later success", async () => {
+    const api = mockApi();
+    api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(503, problem(503, "unavailable", "x"), { headers: PROBLEM_HEADERS });
+    api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(200, USAGE);
+    const usage = await api.client.getUsage();
+    expect(usage.bandwidth).toEqual({ usedBytes: 10, limitBytes: null });
+    expect(api.sleeps).toHaveLength(1);
+    api.done();
+  });
+
+  it.each([408, 429, 500, 502, 504])("retries a GET after %i", async (status) => {
+    const api = mockApi();
+    api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(status, "");
+    api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(200, USAGE);
+    await api.client.getUsage();
+    api.done();
+  });
+
+  it("retries a GET after a connection error", async () => {
+    const api = mockApi();
+    api.pool.intercept({ path: "/v1/usage", method: "GET" }).replyWithError(new Error("ECONNRESET"));
+    api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(200, USAGE);
+    await api.client.getUsage();
+    api.done();
+  });
+
+  it("waits as long as Retry-After asks (delta seconds), even above the backoff", async () => {
+    const api = mockApi();
+    api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(429, problem(429, "rate_limited", "slow"), {
+      headers: { ...PROBLEM_HEADERS, "retry-after": "7" },
+    });
+    api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(200, USAGE);
+    await api.client.getUsage();
+    expect(api.sleeps).toEqual([7000]);
+    api.done();
+  });
+
+  it("reads Retry-After as an HTTP date", async () => {
+    const api = mockApi();
+    const at = new Date(Date.now() + 20_000).toUTCString();
+    api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(503, "", { headers: { "retry-after": at } });
+    api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(200, USAGE);
+    await api.client.getUsage();
+    expect(api.sleeps[0]).toBeGreaterThan(15_000);
+    expect(api.sleeps[0]).toBeLessThanOrEqual(20_000);
+    api.done();
+  });
+
+  it("gives up at once, with the hint, when Retry-After is beyond the cap", async () => {
+    const api = mockApi({ maxRetryAfterMs: 60_000 });
+    api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(429, problem(429, "rate_limited", "slow"), {
+      headers: { ...PROBLEM_HEADERS, "retry-after": "3600" },
+    });
+    const error = (await api.client.getUsage().catch((e) => e)) as RateLimitError;
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(error.retryAfterMs).toBe(3_600_000);
+    expect(api.sleeps).toEqual([]);
+    api.done();
+  });
+
+  it("uses capped exponential backoff with full jitter", async () => {
+    const api = mockApi({ maxAttempts: 5, initialRetryDelayMs: 100, maxRetryDelayMs: 300, random: () => 1 });
+    for (let i = 0; i < 4; i++) {
+      api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(500, "");
+    }
+    api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(200, USAGE);
+    await api.client.getUsage();
+    // random() = 1 shows the ceiling of each jittered delay: 100, 200, then capped at 300.
+    expect(api.sleeps).toEqual([100, 200, 300, 300]);
+    api.done();
+  });
+
+  it("stops after maxAttempts and throws the last error", async () => {
+    const api = mockApi({ maxAttempts: 3 });
+    for (let i = 0; i < 3; i++) {
+      api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(502, problem(502, "unavailable", `try ${i}`), { headers: PROBLEM_HEADERS });
+    }
+    const error = (await api.client.getUsage().catch((e) => e)) as ServerError;
+    expect(error).toBeInstanceOf(ServerError);
+    expect(error.message).toContain("try 2");
+    expect(api.sleeps).toHaveLength(2);
+    api.done();
+  });
+
+  it("never retries another 4xx", async () => {
+    const api = mockApi();
+    api.pool.intercept({ path: "/v1/proxies?type=nope", method: "GET" }).reply(400, problem(400, "invalid_request", "bad type"), { headers: PROBLEM_HEADERS });
+    await expect(api.client.listProxies({ type: "nope" })).rejects.toBeInstanceOf(InvalidRequestError);
+    expect(api.sleeps).toEqual([]);
+    api.done();
+  });
+
+  it("stops when the next wait would pass the call's deadline", async () => {
+    const api = mockApi({ callDeadlineMs: 5_000 });
+    api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(503, "", { headers: { "retry-after": "10" } });
+    await expect(api.client.getUsage()).rejects.toBeInstanceOf(ServerError);
+    expect(api.sleeps).toEqual([]);
+    api.done();
+  });
+
+  it("turns the call's deadline into a ConnectionError", async () => {
+    const api = mockApi({ callDeadlineMs: 50 });
+    api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(200, USAGE).delay(500);
+    const error = (await api.client.getUsage().catch((e) => e)) as ConnectionError;
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(error.code).toBe("deadline");
+    expect(error.message).toMatch(/got no response/);
+  });
+});
+
+describe("POST /v1/orders", () => {
+  it("sends the same Idempotency-Key on every retry", async () => {
+    const api = mockApi();
+    const keys: Array<string | undefined> = [];
+    const record = (opts: { headers: Record<string, string> | unknown }) => {
+      keys.push((opts.headers as Record<string, string>)["idempotency-key"]);
+    };
+    api.pool.intercept({ path: "/v1/orders", method: "POST" }).reply((opts) => {
+      record(opts);
+      return { statusCode: 503, data: "" };
+    });
+    api.pool.intercept({ path: "/v1/orders", method: "POST" }).replyWithError(new Error("socket hang up"));
+    api.pool.intercept({ path: "/v1/orders", method: "POST" }).reply((opts) => {
+      record(opts);
+      return { statusCode: 200, data: JSON.stringify(ORDER), responseOptions: { headers: { "idempotent-replayed": "true" } } };
+    });
+    const result = await api.client.createOrder({ planId: "dc-us-5", idempotencyKey: "key-1" });
+    expect(keys).toEqual(["key-1", "key-1"]);
+    expect(result.replayed).toBe(true);
+    expect(result.order.id).toBe("ord_1");
+    api.done();
+  });
+
+  it("sends the plan as plan_id, with the bearer key", async () => {
+    const api = mockApi();
+    api.pool
+      .intercept({
+        path: "/v1/orders",
+        method: "POST",
+        body: JSON.stringify({ plan_id: "dc-us-5" }),
+        headers: { authorization: "Bearer sk_live_SECRET_9f8e7d6c5b4a", "content-type": "application/json" },
+      })
+      .reply(201, ORDER);
+    const result = await api.client.createOrder({ planId: "dc-us-5", idempotencyKey: "k" });
+    expect(result).toMatchObject({ replayed: false, order: { id: "ord_1", planId: "dc-us-5", status: "pending" } });
+    api.done();
+  });
+
+  it("retries 409 idempotency_key_in_use with the same key", async () => {
+    const api = mockApi();
+    api.pool.intercept({ path: "/v1/orders", method: "POST" }).reply(409, problem(409, "idempotency_key_in_use", "busy"), {
+      headers: { ...PROBLEM_HEADERS, "retry-after": "1" },
+    });
+    api.pool.intercept({ path: "/v1/orders", method: "POST", headers: { "idempotency-key": "k" } }).reply(201, ORDER);
+    await api.client.createOrder({ planId: "dc-us-5", idempotencyKey: "k" });
+    expect(api.sleeps).toEqual([1000]);
+    api.done();
+  });
+});
+
+describe("GET /v1/orders/{id}", () => {
+  it("returns the order with the server's polling hint", async () => {
+    const api = mockApi();
+    api.pool.intercept({ path: "/v1/orders/ord_1", method: "GET" }).reply(200, { ...ORDER, status: "provisioning", future_field: 1 }, {
+      headers: { "retry-after": "3" },
+    });
+    const { order, retryAfterMs } = await api.client.getOrder("ord_1");
+    expect(order.status).toBe("provisioning");
+    expect(retryAfterMs).toBe(3000);
+    // Unknown fields are kept, in camelCase.
+    expect((order as unknown as Record<string, unknown>).futureField).toBe(1);
+    api.done();
+  });
+
+  it("accepts a state it does not know (the waiter decides what to do with it)", async () => {
+    const api = mockApi();
+    api.pool.intercept({ path: "/v1/orders/ord_1", method: "GET" }).reply(200, { ...ORDER, status: "paused" });
+    expect((await api.client.getOrder("ord_1")).order.status).toBe("paused");
+    api.done();
+  });
+});

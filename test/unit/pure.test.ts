@@ -1,0 +1,95 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { parseRetryAfter } from "../../provider/api/retry-after";
+import { backoffDelay, isRetryable } from "../../provider/api/retry";
+import { formatDuration, parseDuration } from "../../provider/duration";
+import { nextPurchaseKey, purchaseKey } from "../../provider/idempotency";
+import { VERSION } from "../../provider/version";
+
+describe("parseRetryAfter", () => {
+  const now = Date.parse("2026-11-21T10:00:00Z");
+  it.each([
+    ["120", 120_000],
+    [" 0 ", 0],
+    ["Sat, 21 Nov 2026 10:00:30 GMT", 30_000],
+    ["Sat, 21 Nov 2026 09:00:00 GMT", 0],
+    ["soon", undefined],
+    ["1.5", undefined],
+    ["-3", undefined],
+    [undefined, undefined],
+  ])("%s -> %s", (value, expected) => {
+    expect(parseRetryAfter(value as string | undefined, now)).toBe(expected);
+  });
+});
+
+describe("retry decision", () => {
+  it.each([
+    [{ status: undefined, idempotent: true }, true],
+    [{ status: 503, idempotent: true }, true],
+    [{ status: 429, idempotent: true }, true],
+    [{ status: 408, idempotent: true }, true],
+    [{ status: 409, idempotent: true }, true],
+    [{ status: 400, idempotent: true }, false],
+    [{ status: 422, idempotent: true }, false],
+    [{ status: 401, idempotent: true }, false],
+    [{ status: 503, idempotent: false }, false],
+    [{ status: undefined, idempotent: false }, false],
+  ])("%o -> %s", (outcome, expected) => {
+    expect(isRetryable(outcome)).toBe(expected);
+  });
+
+  it("backs off exponentially under a cap, jittered down from the ceiling", () => {
+    const options = { initialRetryDelayMs: 500, maxRetryDelayMs: 4000 };
+    expect([0, 1, 2, 3, 4].map((n) => backoffDelay(n, options, () => 1))).toEqual([500, 1000, 2000, 4000, 4000]);
+    expect(backoffDelay(3, options, () => 0.25)).toBe(1000);
+    expect(backoffDelay(3, options, () => 0)).toBe(0);
+  });
+});
+
+describe("durations", () => {
+  it.each([
+    ["20m", 1_200_000],
+    ["90s", 90_000],
+    ["1h30m", 5_400_000],
+    ["2h", 7_200_000],
+    ["", undefined],
+    ["20", undefined],
+    ["m", undefined],
+    ["20 minutes", undefined],
+    ["1m1h", undefined],
+  ])("parseDuration(%j) = %s", (text, ms) => {
+    expect(parseDuration(text)).toBe(ms);
+  });
+
+  it("formats waits compactly", () => {
+    expect(formatDuration(5_000)).toBe("5s");
+    expect(formatDuration(245_000)).toBe("4m05s");
+    expect(formatDuration(3_720_000)).toBe("1h02m");
+  });
+});
+
+describe("purchase keys", () => {
+  const identity = { project: "infra", stack: "prod", resourceName: "edge", planId: "dc-us-5" };
+
+  it("are deterministic, valid Idempotency-Key values, and differ per resource, stack and plan", () => {
+    const key = purchaseKey(identity);
+    expect(purchaseKey({ ...identity })).toBe(key);
+    expect(key).toMatch(/^[\x21-\x7e]{1,255}$/);
+    expect(purchaseKey({ ...identity, stack: "dev" })).not.toBe(key);
+    expect(purchaseKey({ ...identity, resourceName: "edge2" })).not.toBe(key);
+    expect(purchaseKey({ ...identity, planId: "isp-gb-2" })).not.toBe(key);
+  });
+
+  it("chain deterministically after a spent order", () => {
+    const key = purchaseKey(identity);
+    const next = nextPurchaseKey(key, "ord_1");
+    expect(next).toBe(nextPurchaseKey(key, "ord_1"));
+    expect(next).not.toBe(key);
+    expect(nextPurchaseKey(key, "ord_2")).not.toBe(next);
+  });
+});
+
+it("the User-Agent version is the package's", () => {
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+  expect(VERSION).toBe(pkg.version);
+});
