@@ -1,0 +1,179 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ProxyApiClient } from "../../provider/api/client";
+import {
+  AuthenticationError,
+  ConnectionError,
+  IdempotencyError,
+  InsufficientBalanceError,
+  InvalidRequestError,
+  NotFoundError,
+  PermissionError,
+  PlanNotFoundError,
+  ServerError,
+} from "../../provider/api/errors";
+import { waitForOrder } from "../../provider/wait";
+import { SANDBOX_READ_ONLY_API_KEY, startSandbox } from "../../sandbox";
+import { activeOrder, useSandbox } from "../helpers/sandbox";
+
+const sandbox = useSandbox();
+
+describe("client against the sandbox", () => {
+  it("buys, waits, lists the order's proxies and reads usage", async () => {
+    const client = sandbox.client();
+    const { order, replayed } = await client.createOrder({ planId: "dc-us-5", idempotencyKey: "happy-1" });
+    expect(replayed).toBe(false);
+    expect(order.status).toBe("pending");
+    await activeOrder(client, order.id);
+    const { order: active } = await client.getOrder(order.id);
+    expect(active.proxies).toHaveLength(5);
+    expect(active.readyAt).toBeTruthy();
+    const proxies = await client.listProxies({ orderId: order.id });
+    expect(proxies.map((p) => p.ip).sort()).toEqual(active.proxies?.map((p) => p.ip).sort());
+    expect(proxies[0]).toMatchObject({ type: "datacenter", country: "US", protocol: "http", orderId: order.id });
+    expect(proxies[0]?.password).toMatch(/^[0-9a-f]{24}$/);
+    const usage = await client.getUsage();
+    expect(usage.bandwidth.usedBytes).toBeGreaterThanOrEqual(0);
+    expect(Number.isInteger(usage.bandwidth.usedBytes)).toBe(true);
+    expect(usage.requests.limit).toBeNull();
+  });
+
+  it("filters by type and country and pages through 250 proxies by cursor", async () => {
+    const client = sandbox.client();
+    const { order } = await client.createOrder({ planId: "dc-us-250", idempotencyKey: "pages-1" });
+    await activeOrder(client, order.id);
+    sandbox.current.requests.length = 0;
+    const proxies = await client.listProxies({ orderId: order.id, pageSize: 100 });
+    expect(proxies).toHaveLength(250);
+    expect(new Set(proxies.map((p) => p.id)).size).toBe(250);
+    const pages = sandbox.current.requests.filter((r) => r.path === "/v1/proxies");
+    expect(pages.map((r) => Boolean(r.query.cursor))).toEqual([false, true, true]);
+    expect(await client.listProxies({ type: "mobile", country: ["FR"], orderId: order.id })).toEqual([]);
+  });
+
+  it("retries a 503 with Retry-After and succeeds (the sandbox saw both attempts)", async () => {
+    sandbox.current.faults.failNext({ count: 1, status: 503, retryAfterSeconds: 0, pathPrefix: "/v1/usage" });
+    await sandbox.client().getUsage();
+    expect(sandbox.current.requests.map((r) => r.status)).toEqual([503, 200]);
+  });
+
+  it("gives up after maxAttempts on a lasting 500", async () => {
+    sandbox.current.faults.failNext({ count: 10, status: 500, pathPrefix: "/v1/usage" });
+    await expect(sandbox.client({ maxAttempts: 3 }).getUsage()).rejects.toBeInstanceOf(ServerError);
+    expect(sandbox.current.requests).toHaveLength(3);
+  });
+
+  it("buys once when the connection resets after the order was committed", async () => {
+    sandbox.current.faults.resetAfterCommit = 1;
+    const { order, replayed } = await sandbox.client().createOrder({ planId: "isp-gb-2", idempotencyKey: "reset-1" });
+    expect(replayed).toBe(true);
+    expect(sandbox.current.createdOrders).toEqual([{ id: order.id, idempotencyKey: "reset-1" }]);
+    const posts = sandbox.current.requests.filter((r) => r.method === "POST");
+    expect(posts.map((r) => [r.status, r.idempotencyKey])).toEqual([
+      [0, "reset-1"],
+      [200, "reset-1"],
+    ]);
+  });
+
+  it("buys once when two requests race with one key (409 in flight, then replay)", async () => {
+    sandbox.current.faults.delayMs = 200;
+    const client = sandbox.client();
+    const [a, b] = await Promise.all([
+      client.createOrder({ planId: "dc-us-5", idempotencyKey: "race-1" }),
+      new Promise((r) => setTimeout(r, 50)).then(() => client.createOrder({ planId: "dc-us-5", idempotencyKey: "race-1" })),
+    ]);
+    expect(a.order.id).toBe(b.order.id);
+    expect(sandbox.current.createdOrders).toHaveLength(1);
+    expect(sandbox.current.requests.some((r) => r.status === 409)).toBe(true);
+  });
+
+  it("times out waiting for headers from a slow server", async () => {
+    // undici checks its timeouts about once a second, so the delay must be well past that.
+    sandbox.current.faults.delayMs = 2500;
+    const error = await sandbox.client({ headersTimeoutMs: 100, maxAttempts: 1 }).getUsage().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect((error as ConnectionError).code).toBe("UND_ERR_HEADERS_TIMEOUT");
+  });
+
+  it("tolerates the read-after-write burst of 404s while waiting", async () => {
+    sandbox.current.faults.notFoundReadsForNewOrders = 2;
+    const client = sandbox.client();
+    const { order } = await client.createOrder({ planId: "dc-us-5", idempotencyKey: "burst-1" });
+    const active = await waitForOrder(client, order.id, { deadline: Date.now() + 10_000, minPollMs: 20, maxPollMs: 100 });
+    expect(active.status).toBe("active");
+    const reads = sandbox.current.requests.filter((r) => r.path === `/v1/orders/${order.id}`);
+    expect(reads.slice(0, 2).map((r) => r.status)).toEqual([404, 404]);
+  });
+
+  it("reports a removed order as NotFoundError", async () => {
+    const client = sandbox.client();
+    const { order } = await client.createOrder({ planId: "dc-us-5", idempotencyKey: "gone-1" });
+    sandbox.current.removeOrder(order.id);
+    await expect(client.getOrder(order.id)).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it("maps the sandbox's refusals to typed errors, and buys nothing", async () => {
+    const client = sandbox.client();
+    await expect(client.createOrder({ planId: "no-such-plan", idempotencyKey: "r1" })).rejects.toBeInstanceOf(PlanNotFoundError);
+    await expect(client.createOrder({ planId: "dedicated-enterprise", idempotencyKey: "r2" })).rejects.toBeInstanceOf(
+      InsufficientBalanceError,
+    );
+    await expect(client.listProxies({ pageSize: 5000 })).rejects.toBeInstanceOf(InvalidRequestError);
+    await expect(client.listProxies({ type: "satellite" })).rejects.toBeInstanceOf(InvalidRequestError);
+    await client.createOrder({ planId: "dc-us-5", idempotencyKey: "r3" });
+    await expect(client.createOrder({ planId: "isp-gb-2", idempotencyKey: "r3" })).rejects.toBeInstanceOf(IdempotencyError);
+    await expect(client.createOrder({ planId: "dc-us-5", idempotencyKey: "x".repeat(256) })).rejects.toBeInstanceOf(
+      InvalidRequestError,
+    );
+    expect(sandbox.current.createdOrders).toHaveLength(1);
+  });
+
+  it("answers 401 to a wrong key and 403 to a read-only key's purchase", async () => {
+    const wrong = sandbox.client({ apiKey: "sk_wrong_key_123" });
+    const error = (await wrong.getUsage().catch((e: unknown) => e)) as AuthenticationError;
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect(error.message).not.toContain("sk_wrong_key_123");
+    const readOnly = sandbox.client({ apiKey: SANDBOX_READ_ONLY_API_KEY });
+    await readOnly.getUsage();
+    await expect(readOnly.createOrder({ planId: "dc-us-5", idempotencyKey: "ro" })).rejects.toBeInstanceOf(PermissionError);
+  });
+});
+
+describe("sandbox limits and persistence", () => {
+  it("rate limits with 429 and Retry-After, and the client waits it out", async () => {
+    const limited = await startSandbox({ rateLimit: { requests: 2, windowMs: 1000 } });
+    const client = new ProxyApiClient({ baseUrl: limited.url, apiKey: limited.apiKey });
+    try {
+      await Promise.all([client.getUsage(), client.getUsage(), client.getUsage()]);
+      expect(limited.requests.map((r) => r.status).sort()).toEqual([200, 200, 200, 429]);
+    } finally {
+      await client.close();
+      await limited.stop();
+    }
+  });
+
+  it("keeps orders and idempotency keys across a restart with a state file", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sandbox-state-"));
+    const stateFile = join(dir, "state.json");
+    try {
+      const first = await startSandbox({ stateFile, provisioningMs: 100 });
+      const c1 = new ProxyApiClient({ baseUrl: first.url, apiKey: first.apiKey });
+      const { order } = await c1.createOrder({ planId: "dc-us-5", idempotencyKey: "persist-1" });
+      await c1.close();
+      await first.stop();
+
+      const second = await startSandbox({ stateFile, provisioningMs: 100 });
+      const c2 = new ProxyApiClient({ baseUrl: second.url, apiKey: second.apiKey });
+      await activeOrder(c2, order.id);
+      const replay = await c2.createOrder({ planId: "dc-us-5", idempotencyKey: "persist-1" });
+      expect(replay).toMatchObject({ replayed: true, order: { id: order.id, status: "active" } });
+      expect(second.createdOrders).toHaveLength(0);
+      await c2.close();
+      await second.stop();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
