@@ -1,0 +1,225 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AuthenticationError, ConfigurationError } from "../../provider/api/errors";
+import { nextPurchaseKey } from "../../provider/idempotency";
+import { createOrderProvider, PartialOrderError, UNKNOWN, type OrderProviderOptions } from "../../provider/order-provider";
+import type { OrderInputs, OrderOutputs } from "../../provider/order-state";
+import { startSandbox, type Sandbox } from "../../sandbox";
+import { useSandbox } from "../helpers/sandbox";
+
+const sandbox = useSandbox();
+
+function provider(extra: Partial<OrderProviderOptions> = {}, target: () => Sandbox = () => sandbox.current) {
+  const lines: string[] = [];
+  const p = createOrderProvider({
+    env: { PROXY_API_BASE_URL: target().url, PROXY_API_KEY: target().apiKey },
+    log: { info: (m) => lines.push(`info ${m}`), warn: (m) => lines.push(`warn ${m}`) },
+    client: { initialRetryDelayMs: 10, maxRetryDelayMs: 20 },
+    wait: { minPollMs: 20, maxPollMs: 100 },
+    ...extra,
+  });
+  return { p, lines };
+}
+
+const inputs = (over: Partial<OrderInputs> = {}): OrderInputs & { __provider: string } => ({
+  planId: "dc-us-5",
+  waitForReady: true,
+  readyTimeout: "20m",
+  idempotencyKey: `key-${Math.random().toString(36).slice(2)}`,
+  __provider: "serialized-provider-text",
+  ...over,
+});
+
+describe("check", () => {
+  it("applies the defaults and accepts valid inputs", async () => {
+    const { p } = provider();
+    const result = await p.check({}, { planId: "dc-us-5", idempotencyKey: "k" });
+    expect(result.failures).toEqual([]);
+    expect(result.inputs).toMatchObject({ planId: "dc-us-5", waitForReady: true, readyTimeout: "20m" });
+  });
+
+  it("names every bad property and what is allowed", async () => {
+    const { p } = provider();
+    const { failures } = await p.check({}, { planId: "", waitForReady: "yes", readyTimeout: "20 minutes", idempotencyKey: "has space" });
+    expect(failures.map((f) => f.property)).toEqual(["planId", "waitForReady", "readyTimeout", "idempotencyKey"]);
+    expect(failures[2]?.reason).toContain('"20m"');
+    const tooLong = await p.check({}, { planId: "p".repeat(129), readyTimeout: "25h", idempotencyKey: "k" });
+    expect(tooLong.failures.map((f) => f.property)).toEqual(["planId", "readyTimeout"]);
+  });
+
+  it("lets unknown values (preview) pass", async () => {
+    const { p } = provider();
+    const { failures } = await p.check({}, { planId: UNKNOWN, readyTimeout: UNKNOWN, idempotencyKey: UNKNOWN, waitForReady: UNKNOWN });
+    expect(failures).toEqual([]);
+  });
+
+  it("fails a preview that could never run: no API key, or a key sent in clear text", async () => {
+    const missing = createOrderProvider({ env: {} });
+    const error = await missing.check({}, { planId: "dc-us-5", idempotencyKey: "k" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect((error as Error).message).toMatch(/proxy:baseUrl.*PROXY_API_BASE_URL.*proxy:apiKey.*PROXY_API_KEY/s);
+    const clear = createOrderProvider({ env: { PROXY_API_BASE_URL: "http://api.example.com", PROXY_API_KEY: "k" } });
+    await expect(clear.check({}, { planId: "dc-us-5", idempotencyKey: "k" })).rejects.toThrow(/clear text/);
+  });
+
+  it("reads the config given to configure before the environment", async () => {
+    const p = createOrderProvider({ env: { PROXY_API_BASE_URL: "http://api.example.com", PROXY_API_KEY: "env" } });
+    const config: Record<string, string> = { "proxy:baseUrl": "https://api.example.com", "proxy:apiKey": "cfg" };
+    await p.configure({ config: { get: (k) => config[k] } });
+    expect((await p.check({}, { planId: "dc-us-5", idempotencyKey: "k" })).failures).toEqual([]);
+  });
+});
+
+describe("diff", () => {
+  const olds = { ...inputs({ idempotencyKey: "k" }), status: "active" } as unknown as OrderOutputs;
+  // diff needs no configuration and makes no call.
+  const p = createOrderProvider({ env: {} });
+
+  it("replaces on a new plan, updates in place otherwise, and is quiet when nothing changed", async () => {
+    expect(await p.diff("id", olds, { ...olds, planId: "isp-gb-2" })).toMatchObject({ changes: true, replaces: ["planId"] });
+    expect(await p.diff("id", olds, { ...olds, readyTimeout: "5m" })).toMatchObject({ changes: true, replaces: [] });
+    expect(await p.diff("id", olds, { ...olds })).toMatchObject({ changes: false, replaces: [] });
+  });
+
+  it("replaces a spent order and resumes waiting for one recorded before it was ready", async () => {
+    for (const status of ["failed", "cancelled", "expired"]) {
+      expect(await p.diff("id", { ...olds, status }, { ...olds })).toMatchObject({ changes: true, replaces: ["status"] });
+    }
+    expect(await p.diff("id", { ...olds, status: "provisioning" }, { ...olds })).toMatchObject({ changes: true, replaces: [] });
+    expect(await p.diff("id", { ...olds, status: "provisioning" }, { ...olds, waitForReady: false })).toMatchObject({ changes: true });
+    expect(await p.diff("id", { ...olds, status: "provisioning", waitForReady: false }, { ...olds, waitForReady: false })).toMatchObject({
+      changes: false,
+    });
+  });
+});
+
+describe("create", () => {
+  it("buys once, waits for the proxies, and keeps credentials apart", async () => {
+    const { p, lines } = provider();
+    const given = inputs();
+    const { id, outs } = await p.create(given);
+    expect(outs).toMatchObject({ orderId: id, status: "active", planId: "dc-us-5", purchaseKey: given.idempotencyKey });
+    expect(outs.proxies).toHaveLength(5);
+    expect(outs.proxies[0]).not.toHaveProperty("password");
+    expect(outs.credentials[0]).toMatchObject({ ip: outs.proxies[0]?.ip, username: expect.any(String), password: expect.any(String) });
+    expect(JSON.stringify(outs)).not.toContain(sandbox.current.apiKey);
+    expect(lines.some((l) => l.includes(`order ${id} is pending`))).toBe(true);
+
+    // The same inputs again (a re-run after a crash) get the same order back.
+    const again = await p.create(given);
+    expect(again.id).toBe(id);
+    expect(sandbox.current.createdOrders).toHaveLength(1);
+  });
+
+  it("returns at once without waiting when waitForReady is false", async () => {
+    const { p } = provider();
+    const { outs } = await p.create(inputs({ waitForReady: false }));
+    expect(outs.status).toBe("pending");
+    expect(outs.proxies).toEqual([]);
+  });
+
+  it("reports a failed order with its id and reason, and buys again on the next run with a derived key", async () => {
+    const { p, lines } = provider();
+    const given = inputs({ planId: "res-br-out-of-stock" });
+    const first = await p.create(given).catch((e: unknown) => e as Error);
+    expect(first).not.toBeInstanceOf(PartialOrderError);
+    const firstId = sandbox.current.createdOrders[0]?.id ?? "";
+    expect(first.message).toContain(firstId);
+    expect(first.message).toContain('"failed"');
+    expect(first.message).toContain("No residential proxies");
+    expect(first.message).toContain("Run `pulumi up` again");
+
+    await expect(p.create(given)).rejects.toThrow(/failed/);
+    expect(sandbox.current.createdOrders).toEqual([
+      { id: firstId, idempotencyKey: given.idempotencyKey },
+      { id: expect.any(String), idempotencyKey: nextPurchaseKey(given.idempotencyKey, firstId) },
+    ]);
+    expect(lines.some((l) => l.startsWith("warn") && l.includes(firstId))).toBe(true);
+  });
+
+  it("keeps the order in the state (a partial create) when contact is lost while waiting", async () => {
+    const { p } = provider({ client: { maxAttempts: 2, initialRetryDelayMs: 5, maxRetryDelayMs: 5 } });
+    sandbox.current.faults.failNext({ count: 10, status: 500, method: "GET", pathPrefix: "/v1/orders/" });
+    const given = inputs();
+    const error = (await p.create(given).catch((e: unknown) => e)) as PartialOrderError;
+    expect(error).toBeInstanceOf(PartialOrderError);
+    const made = sandbox.current.createdOrders[0]?.id;
+    expect(error.id).toBe(made);
+    expect(error.properties).toMatchObject({ orderId: made, status: "pending", __provider: given.__provider });
+    expect(error.message).toContain("run `pulumi up` again to resume waiting");
+    expect(JSON.stringify(error.properties)).not.toContain(sandbox.current.apiKey);
+  });
+});
+
+describe("a slow order: timeout, then the next run resumes", () => {
+  let slow: Sandbox;
+  beforeAll(async () => {
+    slow = await startSandbox({ provisioningMs: 2500 });
+  });
+  afterAll(() => slow.stop());
+
+  it("records the order on timeout and finishes the wait in update without buying again", async () => {
+    const { p, lines } = provider({}, () => slow);
+    const given = inputs({ readyTimeout: "1s" });
+    const error = (await p.create(given).catch((e: unknown) => e)) as PartialOrderError;
+    expect(error).toBeInstanceOf(PartialOrderError);
+    expect(error.message).toMatch(/was not ready after \d+s \(last state: (pending|provisioning)\)/);
+    const olds = error.properties as unknown as OrderOutputs;
+    expect(await p.diff(error.id, olds, { ...given, readyTimeout: "20m" })).toMatchObject({ changes: true, replaces: [] });
+
+    const { outs } = await p.update(error.id, olds, { ...given, readyTimeout: "20m" });
+    expect(outs).toMatchObject({ orderId: error.id, status: "active" });
+    expect(outs.proxies).toHaveLength(5);
+    expect(slow.createdOrders).toHaveLength(1);
+    expect(lines.some((l) => l.includes("resuming the wait"))).toBe(true);
+  });
+});
+
+describe("read (refresh)", () => {
+  it("tells the truth: the current status, and the inputs for a diff without phantom changes", async () => {
+    const { p } = provider();
+    const { id, outs } = await p.create(inputs({ planId: "isp-gb-2" }));
+    const fresh = await p.read(id, outs);
+    expect(fresh).toMatchObject({ id, props: { status: "active", orderId: id } });
+    expect(fresh.inputs).toEqual({ planId: "isp-gb-2", waitForReady: true, readyTimeout: "20m", idempotencyKey: outs.idempotencyKey });
+
+    sandbox.current.cancelOrder(id);
+    const cancelled = await p.read(id, outs);
+    expect(cancelled.props).toMatchObject({ status: "cancelled", statusReason: expect.stringContaining("cancelled_by_operator"), proxies: [] });
+  });
+
+  it("drops the order from the state only on 404", async () => {
+    const { p } = provider();
+    const { id, outs } = await p.create(inputs({ waitForReady: false }));
+    sandbox.current.removeOrder(id);
+    expect(await p.read(id, outs)).toEqual({});
+  });
+
+  it("fails, leaving the state alone, when the key no longer works", async () => {
+    const { p } = provider();
+    const { id, outs } = await p.create(inputs({ waitForReady: false }));
+    const rotated = createOrderProvider({ env: { PROXY_API_BASE_URL: sandbox.current.url, PROXY_API_KEY: "sk_revoked_key" } });
+    const error = await rotated.read(id, outs).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect((error as Error).message).not.toContain("sk_revoked_key");
+  });
+});
+
+describe("update and delete", () => {
+  it("records new inputs without an API call", async () => {
+    const { p } = provider();
+    const { id, outs } = await p.create(inputs());
+    sandbox.current.requests.length = 0;
+    const { outs: updated } = await p.update(id, outs, { ...inputs({ idempotencyKey: outs.idempotencyKey }), readyTimeout: "5m" });
+    expect(updated).toMatchObject({ orderId: id, readyTimeout: "5m", status: "active" });
+    expect(sandbox.current.requests).toEqual([]);
+  });
+
+  it("only stops tracking, says so in one warning, and calls nothing", async () => {
+    const { p, lines } = provider();
+    const { id, outs } = await p.create(inputs({ waitForReady: false }));
+    sandbox.current.requests.length = 0;
+    await p.delete(id, outs);
+    expect(sandbox.current.requests).toEqual([]);
+    expect(lines.filter((l) => l.startsWith("warn"))).toEqual([expect.stringContaining("purchase stays active")]);
+  });
+});
