@@ -121,13 +121,11 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
       const last = error instanceof OrderWaitTimeoutError && error.lastSeen ? error.lastSeen : order;
       const why = error instanceof Error ? error.message : String(error);
       const properties = { ...toOutputs(inputs, last, purchaseKey), __provider: inputs.__provider };
-      throw new PartialOrderError(
+      const message =
         `${why} Order ${order.id} is recorded in the state with status "${last.status}"; ` +
-          "run `pulumi up` again to resume waiting (nothing is bought again), or `pulumi refresh` to see its state.",
-        order.id,
-        properties,
-        [why],
-      );
+        "run `pulumi up` again to resume waiting (nothing is bought again), or `pulumi refresh` to see its state.";
+      // The engine prints the reasons of a partial create, not the message: both carry the whole text.
+      throw new PartialOrderError(message, order.id, properties, [message]);
     }
   };
 

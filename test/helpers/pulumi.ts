@@ -1,0 +1,179 @@
+/**
+ * Drives the real Pulumi CLI for end-to-end tests: an isolated PULUMI_HOME, a local file backend in a temporary
+ * folder, a passphrase for secrets, and the offline settings. Every failure throws with the CLI's own output.
+ */
+import { execFile } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+export const REPO_ROOT = resolve(__dirname, "..", "..");
+
+/** What one CLI command printed. */
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The parts of `--json` output the tests read. */
+export interface JsonSummary {
+  steps?: Array<{ op: string; urn: string; diffReasons?: string[]; replaceReasons?: string[] }>;
+  changeSummary?: Record<string, number>;
+  diagnostics?: Array<{ message: string; severity: string; urn?: string }>;
+}
+
+/** The pulumi binary: PULUMI_BIN (set by `npm test` from scripts/ensure-pulumi), else the one on PATH. */
+export function pulumiBinary(): string {
+  return process.env.PULUMI_BIN ?? "pulumi";
+}
+
+/** Makes `require("pulumi-proxy")` resolve to this working tree from any folder inside the repository. */
+export function linkWorkingTree(): void {
+  const link = join(REPO_ROOT, "node_modules", "pulumi-proxy");
+  if (!existsSync(link)) {
+    symlinkSync("..", link, "dir");
+  }
+  if (!existsSync(join(REPO_ROOT, "dist", "sdk", "index.js"))) {
+    throw new Error("dist/ is missing: run `npm run build` (npm test does) before the end-to-end tests.");
+  }
+}
+
+/** A copy of a program folder with its own stack, home and backend. */
+export class PulumiProgram {
+  readonly dir: string;
+  private readonly state: string;
+  readonly env: NodeJS.ProcessEnv;
+
+  private constructor(programPath: string, readonly stack: string) {
+    linkWorkingTree();
+    // Inside the repository, so the program resolves @pulumi/pulumi and pulumi-proxy from its node_modules.
+    const scratch = join(REPO_ROOT, ".e2e");
+    mkdirSync(scratch, { recursive: true });
+    this.dir = mkdtempSync(join(scratch, `${programPath.split("/").pop()}-`));
+    cpSync(join(REPO_ROOT, programPath), this.dir, { recursive: true });
+    this.state = mkdtempSync(join(tmpdir(), "pulumi-proxy-e2e-"));
+    mkdirSync(join(this.state, "backend"));
+    const { PROXY_API_KEY: _key, PROXY_API_BASE_URL: _url, ...inherited } = process.env;
+    this.env = {
+      ...inherited,
+      PULUMI_HOME: join(this.state, "home"),
+      PULUMI_BACKEND_URL: `file://${join(this.state, "backend")}`,
+      PULUMI_CONFIG_PASSPHRASE: "e2e-passphrase",
+      PULUMI_SKIP_UPDATE_CHECK: "true",
+      PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+      PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK: "true",
+      NO_COLOR: "1",
+    };
+  }
+
+  /** Copies the program folder (relative to the repository, such as `examples/quickstart`) and creates the stack. */
+  static async create(programPath: string, stack = "e2e"): Promise<PulumiProgram> {
+    const program = new PulumiProgram(programPath, stack);
+    await program.run(["stack", "init", stack]);
+    return program;
+  }
+
+  /** Runs the CLI in the program's folder; throws with its output unless `allowFailure`. */
+  run(args: string[], options: { allowFailure?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+    return new Promise((resolvePromise, reject) => {
+      execFile(
+        pulumiBinary(),
+        [...args, "--non-interactive"],
+        { cwd: this.dir, env: { ...this.env, ...options.env }, maxBuffer: 64 * 1024 * 1024 },
+        (error, stdout, stderr) => {
+          const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+          const result = { code, stdout, stderr };
+          if (code !== 0 && !options.allowFailure) {
+            reject(new Error(`pulumi ${args.join(" ")} failed with exit code ${code}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`));
+          } else {
+            resolvePromise(result);
+          }
+        },
+      );
+    });
+  }
+
+  /** Sets a config value; `secret` encrypts it with the passphrase. */
+  async config(key: string, value: string, options: { secret?: boolean } = {}): Promise<void> {
+    await this.run(["config", "set", key, value, ...(options.secret ? ["--secret"] : ["--plaintext"])]);
+  }
+
+  preview(...extra: string[]): Promise<JsonSummary & CliResult> {
+    return this.json(["preview", ...extra]);
+  }
+
+  up(...extra: string[]): Promise<JsonSummary & CliResult> {
+    return this.json(["up", "--yes", "--skip-preview", ...extra]);
+  }
+
+  refresh(...extra: string[]): Promise<JsonSummary & CliResult> {
+    return this.json(["refresh", "--yes", "--skip-preview", ...extra]);
+  }
+
+  destroy(...extra: string[]): Promise<JsonSummary & CliResult> {
+    return this.json(["destroy", "--yes", "--skip-preview", ...extra]);
+  }
+
+  /** Stack outputs; secrets stay `[secret]` unless asked for. */
+  async outputs(options: { showSecrets?: boolean } = {}): Promise<Record<string, unknown>> {
+    const { stdout } = await this.run(["stack", "output", "--json", ...(options.showSecrets ? ["--show-secrets"] : [])]);
+    return JSON.parse(stdout) as Record<string, unknown>;
+  }
+
+  /** The exported state, as text (to search) and parsed. */
+  async exportState(): Promise<{ text: string; resources: Array<{ type: string; urn: string; id?: string; inputs?: Record<string, unknown>; outputs?: Record<string, unknown> }> }> {
+    const { stdout } = await this.run(["stack", "export"]);
+    const parsed = JSON.parse(stdout) as { deployment: { resources?: [] } };
+    return { text: stdout, resources: parsed.deployment.resources ?? [] };
+  }
+
+  /** Removes the copy and the state. */
+  cleanup(): void {
+    rmSync(this.dir, { recursive: true, force: true });
+    rmSync(this.state, { recursive: true, force: true });
+  }
+
+  private async json(args: string[]): Promise<JsonSummary & CliResult> {
+    const result = await this.run([...args, "--json"], { allowFailure: true });
+    const summary = parseJsonOutput(result.stdout);
+    if (result.code !== 0) {
+      // The event stream is unreadable as text: report what the CLI said, decoded.
+      const said = (summary.diagnostics ?? []).map((d) => `${d.severity}: ${d.message.trim()}`).join("\n");
+      throw new Error(`pulumi ${args.join(" ")} failed with exit code ${result.code}\n--- diagnostics\n${said}\n--- stderr\n${result.stderr}`);
+    }
+    return { ...summary, ...result };
+  }
+}
+
+/** One engine event of `up`, `refresh` or `destroy --json` (a JSON object per line). */
+interface EngineEvent {
+  resourcePreEvent?: { metadata: { op: string; urn: string; diffs?: string[]; keys?: string[] } };
+  diagnosticEvent?: { message: string; severity: string; urn?: string };
+  summaryEvent?: { resourceChanges?: Record<string, number> };
+}
+
+/** Reads preview's single JSON document, or the event stream of the other commands, into one summary. */
+export function parseJsonOutput(stdout: string): JsonSummary {
+  try {
+    return JSON.parse(stdout) as JsonSummary;
+  } catch {
+    // An event stream: fall through.
+  }
+  const summary: JsonSummary = { steps: [], diagnostics: [] };
+  for (const line of stdout.split("\n")) {
+    if (!line.trim().startsWith("{")) continue;
+    const event = JSON.parse(line) as EngineEvent;
+    if (event.resourcePreEvent) {
+      const { op, urn, diffs, keys } = event.resourcePreEvent.metadata;
+      summary.steps?.push({ op, urn, diffReasons: diffs, replaceReasons: keys });
+    }
+    if (event.diagnosticEvent && event.diagnosticEvent.severity !== "debug") {
+      summary.diagnostics?.push(event.diagnosticEvent);
+    }
+    if (event.summaryEvent) {
+      summary.changeSummary = event.summaryEvent.resourceChanges ?? {};
+    }
+  }
+  return summary;
+}
