@@ -1,0 +1,124 @@
+#!/usr/bin/env node
+// `npm run demo`: buys a proxy plan from the local sandbox with the real Pulumi CLI and shows the result.
+//
+// It makes sure the CLI is there, starts the sandbox on a free port (keeping its orders in .demo/), uses a local
+// backend in .demo/, creates or selects the stack `demo`, sets the config (the key as a secret), runs `pulumi up`,
+// prints the proxies and the usage as tables, refreshes to show there is no drift, and stops the sandbox.
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, symlinkSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const demoDir = join(root, ".demo");
+const require = createRequire(import.meta.url);
+const { startSandbox, SANDBOX_API_KEY } = require(join(root, "dist", "sandbox", "index.js"));
+
+const say = (text) => console.log(`\n== ${text}`);
+
+function ensurePulumi() {
+  const result = spawnSync(join(root, "scripts", "ensure-pulumi"), [], { stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" });
+  if (result.status !== 0) process.exit(1);
+  return result.stdout.trim().split("\n").pop();
+}
+
+const pulumiBin = ensurePulumi();
+const env = {
+  ...process.env,
+  PULUMI_HOME: join(demoDir, "home"),
+  PULUMI_BACKEND_URL: `file://${join(demoDir, "backend")}`,
+  PULUMI_CONFIG_PASSPHRASE: process.env.PULUMI_CONFIG_PASSPHRASE ?? "demo",
+  PULUMI_SKIP_UPDATE_CHECK: "true",
+};
+
+/** Runs pulumi without blocking the sandbox in this process; resolves with its stdout when `capture` is set. */
+function pulumi(args, { capture = false, allowFailure = false } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(pulumiBin, [...args, "--non-interactive"], {
+      cwd: root,
+      env,
+      stdio: ["ignore", capture ? "pipe" : "inherit", "inherit"],
+    });
+    let out = "";
+    child.stdout?.on("data", (chunk) => (out += chunk));
+    child.on("close", (code) => {
+      if (code === 0 || allowFailure) resolve({ code, out });
+      else reject(new Error(`pulumi ${args.join(" ")} exited with ${code}`));
+    });
+  });
+}
+
+function table(rows, columns) {
+  const widths = columns.map(([title, get]) => Math.max(title.length, ...rows.map((r) => String(get(r) ?? "").length)));
+  const line = (cells) => cells.map((c, i) => String(c ?? "").padEnd(widths[i])).join("  ");
+  console.log(line(columns.map(([title]) => title)));
+  console.log(line(widths.map((w) => "-".repeat(w))));
+  for (const row of rows) console.log(line(columns.map(([, get]) => get(row))));
+}
+
+const bytes = (n) => (n === null ? "unlimited" : n >= 1024 ** 3 ? `${(n / 1024 ** 3).toFixed(2)} GiB` : `${(n / 1024 ** 2).toFixed(2)} MiB`);
+
+async function main() {
+  mkdirSync(join(demoDir, "backend"), { recursive: true });
+  // Programs in this repository import `pulumi-proxy`: resolve it to this working tree.
+  const link = join(root, "node_modules", "pulumi-proxy");
+  if (!existsSync(link)) symlinkSync("..", link, "dir");
+
+  const sandbox = await startSandbox({ provisioningMs: 4000, stateFile: join(demoDir, "sandbox-state.json") });
+  say(`Sandbox API running at ${sandbox.url} (orders kept in .demo/sandbox-state.json)`);
+  try {
+    const stacks = await pulumi(["stack", "ls", "--json"], { capture: true });
+    const exists = JSON.parse(stacks.out || "[]").some((s) => s.name === "demo");
+    await pulumi(["stack", exists ? "select" : "init", "demo"]);
+    await pulumi(["config", "set", "proxy:baseUrl", sandbox.url]);
+    await pulumi(["config", "set", "proxy:apiKey", SANDBOX_API_KEY, "--secret"]);
+
+    say("pulumi up");
+    await pulumi(["up", "--yes", "--skip-preview", "--suppress-outputs"]);
+
+    const outputs = JSON.parse((await pulumi(["stack", "output", "--json"], { capture: true })).out);
+    say(`Order ${outputs.orderId}: ${outputs.status} since ${outputs.readyAt}`);
+    table(outputs.proxies, [
+      ["IP", (p) => p.ip],
+      ["PORT", (p) => p.port],
+      ["PROTOCOL", (p) => p.protocol],
+      ["TYPE", (p) => p.type],
+      ["COUNTRY", (p) => p.country],
+      ["CITY", (p) => p.city],
+      ["EXPIRES", (p) => p.expiresAt],
+    ]);
+    console.log("(credentials are a secret output: pulumi stack output credentials --show-secrets)");
+
+    const u = outputs.usage;
+    say(`Usage from ${u.period.start} to ${u.period.end} (as of ${u.asOf})`);
+    table(
+      [
+        { what: "bandwidth", used: bytes(u.bandwidth.usedBytes), limit: bytes(u.bandwidth.limitBytes) },
+        { what: "requests", used: u.requests.used, limit: u.requests.limit ?? "unlimited" },
+      ],
+      [
+        ["", (r) => r.what],
+        ["USED", (r) => r.used],
+        ["LIMIT", (r) => r.limit],
+      ],
+    );
+
+    say("pulumi refresh (the order as the API sees it now)");
+    await pulumi(["refresh", "--yes", "--skip-preview", "--suppress-outputs"]);
+    const drift = await pulumi(["preview", "--expect-no-changes"], { capture: true, allowFailure: true });
+    say(drift.code === 0 ? "No drift: the state matches the API." : "Drift found: see `pulumi preview --diff`.");
+  } finally {
+    await sandbox.stop();
+  }
+  console.log(`
+The stack \`demo\` is kept. To look at it or remove it:
+  export PULUMI_HOME=${env.PULUMI_HOME} PULUMI_BACKEND_URL=${env.PULUMI_BACKEND_URL} PULUMI_CONFIG_PASSPHRASE=${env.PULUMI_CONFIG_PASSPHRASE}
+  ${pulumiBin} stack output
+  ${pulumiBin} destroy     # forgets the order; the sandbox API has no cancel, like the real one`);
+}
+
+main().catch((error) => {
+  console.error(`demo: ${error.message}`);
+  process.exit(1);
+});
