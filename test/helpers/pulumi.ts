@@ -3,7 +3,7 @@
  * folder, a passphrase for secrets, and the offline settings. Every failure throws with the CLI's own output.
  */
 import { execFile } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -30,30 +30,38 @@ export function pulumiBinary(): string {
 
 /** Makes `require("pulumi-proxy")` resolve to this working tree from any folder inside the repository. */
 export function linkWorkingTree(): void {
+  if (!existsSync(join(REPO_ROOT, "dist", "sdk", "index.js"))) {
+    throw new Error("dist/ is missing: run `npm run build` (npm test does) before the end-to-end tests.");
+  }
   const link = join(REPO_ROOT, "node_modules", "pulumi-proxy");
   if (!existsSync(link)) {
     symlinkSync("..", link, "dir");
   }
-  if (!existsSync(join(REPO_ROOT, "dist", "sdk", "index.js"))) {
-    throw new Error("dist/ is missing: run `npm run build` (npm test does) before the end-to-end tests.");
+  // The package's bin, as npm would install it for a user.
+  const bin = join(REPO_ROOT, "node_modules", ".bin", "pulumi-proxy-sandbox");
+  if (!existsSync(bin)) {
+    symlinkSync(join("..", "pulumi-proxy", "dist", "sandbox", "cli.js"), bin);
   }
+  chmodSync(join(REPO_ROOT, "dist", "sandbox", "cli.js"), 0o755);
 }
 
 /** A copy of a program folder with its own stack, home and backend. */
 export class PulumiProgram {
   readonly dir: string;
   private readonly state: string;
+  private readonly ownsState: boolean;
   readonly env: NodeJS.ProcessEnv;
 
-  private constructor(programPath: string, readonly stack: string) {
+  private constructor(programPath: string, readonly stack: string, sharedState?: string) {
     linkWorkingTree();
     // Inside the repository, so the program resolves @pulumi/pulumi and pulumi-proxy from its node_modules.
     const scratch = join(REPO_ROOT, ".e2e");
     mkdirSync(scratch, { recursive: true });
     this.dir = mkdtempSync(join(scratch, `${programPath.split("/").pop()}-`));
     cpSync(join(REPO_ROOT, programPath), this.dir, { recursive: true });
-    this.state = mkdtempSync(join(tmpdir(), "pulumi-proxy-e2e-"));
-    mkdirSync(join(this.state, "backend"));
+    this.ownsState = sharedState === undefined;
+    this.state = sharedState ?? mkdtempSync(join(tmpdir(), "pulumi-proxy-e2e-"));
+    mkdirSync(join(this.state, "backend"), { recursive: true });
     const { PROXY_API_KEY: _key, PROXY_API_BASE_URL: _url, ...inherited } = process.env;
     this.env = {
       ...inherited,
@@ -67,9 +75,12 @@ export class PulumiProgram {
     };
   }
 
-  /** Copies the program folder (relative to the repository, such as `examples/quickstart`) and creates the stack. */
-  static async create(programPath: string, stack = "e2e"): Promise<PulumiProgram> {
-    const program = new PulumiProgram(programPath, stack);
+  /**
+   * Copies the program folder (relative to the repository, such as `examples/quickstart`) and creates the stack.
+   * `sameBackendAs` puts the stack in another program's backend, so a StackReference can read it.
+   */
+  static async create(programPath: string, stack = "e2e", options: { sameBackendAs?: PulumiProgram } = {}): Promise<PulumiProgram> {
+    const program = new PulumiProgram(programPath, stack, options.sameBackendAs?.state);
     await program.run(["stack", "init", stack]);
     return program;
   }
@@ -131,7 +142,9 @@ export class PulumiProgram {
   /** Removes the copy and the state. */
   cleanup(): void {
     rmSync(this.dir, { recursive: true, force: true });
-    rmSync(this.state, { recursive: true, force: true });
+    if (this.ownsState) {
+      rmSync(this.state, { recursive: true, force: true });
+    }
   }
 
   private async json(args: string[]): Promise<JsonSummary & CliResult> {

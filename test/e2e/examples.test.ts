@@ -1,0 +1,71 @@
+import { execFile } from "node:child_process";
+import { dirname, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startSandbox, type Sandbox } from "../../sandbox";
+import { pulumiBinary, PulumiProgram, REPO_ROOT } from "../helpers/pulumi";
+
+describe("examples/stack-outputs reads a proxy stack through a StackReference", () => {
+  let sandbox: Sandbox;
+  let producer: PulumiProgram;
+  let consumer: PulumiProgram;
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({ provisioningMs: 500 });
+    producer = await PulumiProgram.create("examples/quickstart", "producer");
+    await producer.config("proxy:baseUrl", sandbox.url);
+    await producer.config("proxy:apiKey", sandbox.apiKey, { secret: true });
+    await producer.config("planId", "mobile-fr-1");
+    await producer.up();
+    consumer = await PulumiProgram.create("examples/stack-outputs", "consumer", { sameBackendAs: producer });
+    await consumer.config("proxyStack", "organization/proxy-quickstart/producer");
+  }, 180_000);
+  afterAll(async () => {
+    consumer?.cleanup();
+    await producer?.destroy().catch(() => undefined);
+    producer?.cleanup();
+    await sandbox?.stop();
+  });
+
+  it("derives endpoints, secret proxy URLs and counts per country", async () => {
+    await consumer.up();
+    const outputs = await consumer.outputs();
+    expect(outputs.proxyUrls).toBe("[secret]");
+    expect(outputs.perCountry).toEqual({ FR: 1 });
+    const endpoints = outputs.endpoints as string[];
+    // The mobile plan's proxy has an IPv6 address: bracketed in host:port form.
+    expect(endpoints[0]).toMatch(/^\[2001:db8::[0-9a-f]+\]:\d+$/);
+    const urls = (await consumer.outputs({ showSecrets: true })).proxyUrls as string[];
+    expect(urls[0]).toMatch(/^socks5:\/\/user_\w+:[0-9a-f]{24}@\[2001:db8::[0-9a-f]+\]:\d+$/);
+    await consumer.destroy();
+  });
+});
+
+describe("examples/ci-preview runs a preview the way CI does", () => {
+  let program: PulumiProgram;
+  beforeAll(async () => {
+    program = await PulumiProgram.create("examples/quickstart", "ci");
+  }, 120_000);
+  afterAll(() => program?.cleanup());
+
+  it("starts its own sandbox, previews with the environment fallbacks, and buys nothing", async () => {
+    const script = join(REPO_ROOT, "examples", "ci-preview", "preview.sh");
+    const result = await new Promise<{ code: number; out: string }>((resolve) => {
+      execFile(
+        "bash",
+        [script, program.dir],
+        {
+          cwd: REPO_ROOT,
+          env: { ...program.env, PULUMI_STACK: "ci", PATH: `${dirname(pulumiBinary())}:${program.env.PATH}` },
+        },
+        (error, stdout, stderr) => resolve({ code: error ? 1 : 0, out: stdout + stderr }),
+      );
+    });
+    expect(result.out).toContain("previewing against the local sandbox");
+    expect(result.code).toBe(0);
+    expect(result.out).toContain("+ pulumi-nodejs:dynamic/proxy:ProxyOrder: (create)");
+    expect(result.out).toMatch(/\+ 2 to create/);
+    expect(result.out).not.toContain("sk_sandbox_0123456789abcdef");
+    // A preview records nothing: the stack still has no resources.
+    expect((await program.exportState()).resources).toEqual([]);
+  });
+});
