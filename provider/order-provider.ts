@@ -167,8 +167,7 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
     },
 
     /** Buys the plan (once, by idempotency key) and waits for the proxies unless told not to. */
-    async create(raw: OrderInputs & { __provider?: unknown }) {
-      const inputs = raw;
+    async create(inputs: OrderInputs & { __provider?: unknown }) {
       return withClient(async (client) => {
         let key = inputs.idempotencyKey;
         for (let repurchase = 0; ; repurchase++) {

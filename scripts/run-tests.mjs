@@ -10,10 +10,12 @@ import { fileURLToPath } from "node:url";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const run = (command, args, options = {}) => spawnSync(command, args, { cwd: root, stdio: "inherit", ...options });
 
+// The build compiles the package; the type check also covers the tests, which vitest runs without checking types.
 const build = run("npm", ["run", "build", "--silent"]);
-if (build.status !== 0) {
+const typecheck = build.status === 0 ? run("npm", ["run", "typecheck", "--silent"]) : build;
+if (build.status !== 0 || typecheck.status !== 0) {
   console.log("0 passed, 1 failed");
-  console.error("run-tests: the TypeScript build failed (above); no test ran.");
+  console.error("run-tests: the TypeScript build or type check failed (above); no test ran.");
   process.exit(1);
 }
 

@@ -2,17 +2,12 @@
  * getProxies and getProxiesOutput: the proxies assigned to the account.
  */
 import * as pulumi from "@pulumi/pulumi";
+import type { ProxyFilters } from "../provider/api/client";
 import { splitCredentials, type ProxyCredential, type ProxyInfo } from "../provider/order-state";
 import { withProgramClient } from "./program-client";
 
-/** Filters of {@link getProxies}. */
-export interface GetProxiesArgs {
-  /** Only these proxy types (`datacenter`, `isp`, `residential`, `mobile`). */
-  type?: string | string[];
-  /** Only these countries (ISO 3166-1 alpha-2, such as `"US"`). */
-  country?: string | string[];
-  /** Only the proxies of this order. */
-  orderId?: string;
+/** Filters of {@link getProxies}: those of `GET /v1/proxies`, and whether to return credentials. */
+export interface GetProxiesArgs extends Pick<ProxyFilters, "type" | "country" | "orderId"> {
   /** Return the proxies' credentials too. @default false */
   includeCredentials?: boolean;
 }

@@ -12,8 +12,7 @@ describe("examples/stack-outputs reads a proxy stack through a StackReference", 
   beforeAll(async () => {
     sandbox = await startSandbox({ provisioningMs: 500 });
     producer = await PulumiProgram.create("examples/quickstart", "producer");
-    await producer.config("proxy:baseUrl", sandbox.url);
-    await producer.config("proxy:apiKey", sandbox.apiKey, { secret: true });
+    await producer.useApi(sandbox);
     await producer.config("planId", "mobile-fr-1");
     await producer.up();
     consumer = await PulumiProgram.create("examples/stack-outputs", "consumer", { sameBackendAs: producer });

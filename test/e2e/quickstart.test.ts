@@ -13,8 +13,7 @@ describe("examples/quickstart with the real Pulumi CLI", () => {
   beforeAll(async () => {
     sandbox = await startSandbox({ provisioningMs: 1500 });
     program = await PulumiProgram.create("examples/quickstart");
-    await program.config("proxy:baseUrl", sandbox.url);
-    await program.config("proxy:apiKey", sandbox.apiKey, { secret: true });
+    await program.useApi(sandbox);
   }, 120_000);
   afterAll(async () => {
     program?.cleanup();

@@ -11,8 +11,7 @@ describe("recovery through the real engine", () => {
   beforeAll(async () => {
     sandbox = await startSandbox({ provisioningMs: 6000 });
     program = await PulumiProgram.create("examples/quickstart", "recovery");
-    await program.config("proxy:baseUrl", sandbox.url);
-    await program.config("proxy:apiKey", sandbox.apiKey, { secret: true });
+    await program.useApi(sandbox);
   }, 120_000);
   afterAll(async () => {
     program?.cleanup();

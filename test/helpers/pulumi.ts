@@ -93,6 +93,10 @@ export class PulumiProgram {
         [...args, "--non-interactive"],
         { cwd: this.dir, env: { ...this.env, ...options.env }, maxBuffer: 64 * 1024 * 1024 },
         (error, stdout, stderr) => {
+          if (error?.code === "ENOENT") {
+            reject(new Error(`No Pulumi CLI at "${pulumiBinary()}": run the tests with \`npm test\` (it runs scripts/ensure-pulumi) or set PULUMI_BIN.`));
+            return;
+          }
           const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
           const result = { code, stdout, stderr };
           if (code !== 0 && !options.allowFailure) {
@@ -103,6 +107,12 @@ export class PulumiProgram {
         },
       );
     });
+  }
+
+  /** Points the stack at an API: `proxy:baseUrl`, and `proxy:apiKey` as a secret. */
+  async useApi(api: { url: string; apiKey: string }): Promise<void> {
+    await this.config("proxy:baseUrl", api.url);
+    await this.config("proxy:apiKey", api.apiKey, { secret: true });
   }
 
   /** Sets a config value; `secret` encrypts it with the passphrase. */

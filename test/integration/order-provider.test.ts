@@ -120,7 +120,10 @@ describe("create", () => {
   it("reports a failed order with its id and reason, and buys again on the next run with a derived key", async () => {
     const { p, lines } = provider();
     const given = inputs({ planId: "res-br-out-of-stock" });
-    const first = await p.create(given).catch((e: unknown) => e as Error);
+    const first = await p.create(given).then(
+      () => new Error("expected the purchase to fail"),
+      (e: unknown) => e as Error,
+    );
     expect(first).not.toBeInstanceOf(PartialOrderError);
     const firstId = sandbox.current.createdOrders[0]?.id ?? "";
     expect(first.message).toContain(firstId);

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseRetryAfter } from "../../provider/api/retry-after";
 import { backoffDelay, isRetryable } from "../../provider/api/retry";
@@ -90,6 +91,6 @@ describe("purchase keys", () => {
 });
 
 it("the User-Agent version is the package's", () => {
-  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+  const pkg = JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string };
   expect(VERSION).toBe(pkg.version);
 });

@@ -1,10 +1,11 @@
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_CLIENT_OPTIONS } from "../../provider/api/request";
 import { CONFIG_KEYS } from "../../provider/config";
 import { INPUT_DEFAULTS } from "../../provider/order-provider";
 
-const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+const readme = readFileSync(join(__dirname, "..", "..", "README.md"), "utf8");
 
 /** The rows of the first table after a heading, as arrays of cells without backticks. */
 function tableAfter(heading: string): string[][] {
