@@ -1,6 +1,7 @@
 /**
  * The four endpoints of the contract, as the sandbox answers them.
  */
+import { KNOWN_PROXY_TYPES } from "../provider/api/schemas";
 import { PLANS } from "./catalogue";
 import { bodyHash, decide, isValidKey } from "./idempotency";
 import { Problem } from "./http";
@@ -38,7 +39,7 @@ export interface RouteContext {
   onOrderCreated: (orderId: string, idempotencyKey: string | undefined) => void;
 }
 
-const KNOWN_TYPES = new Set(["datacenter", "isp", "residential", "mobile"]);
+const KNOWN_TYPES = new Set<string>(KNOWN_PROXY_TYPES);
 const ORDER_PATH = /^\/v1\/orders\/([^/]+)$/;
 
 /** Routes a request under /v1; throws Problem for every error. */

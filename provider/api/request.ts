@@ -244,7 +244,7 @@ export class RequestSender {
 }
 
 /** Replaces every occurrence of `secret` in `text` with `[redacted]`. */
-export function redactSecret(text: string, secret: string): string {
+function redactSecret(text: string, secret: string): string {
   return secret.length > 0 ? text.split(secret).join("[redacted]") : text;
 }
 

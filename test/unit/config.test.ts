@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { ConfigurationError } from "../../provider/api/errors";
+import { checkBaseUrl, isLoopback, resolveSettings } from "../../provider/config";
+
+describe("settings", () => {
+  it("prefers the stack's config to the environment, and trims a trailing slash", () => {
+    const config = (key: string) => ({ "proxy:baseUrl": "https://api.example.com/", "proxy:apiKey": "cfg" })[key];
+    expect(resolveSettings(config, { PROXY_API_BASE_URL: "https://other.example.com", PROXY_API_KEY: "env" })).toEqual({
+      baseUrl: "https://api.example.com",
+      apiKey: "cfg",
+    });
+  });
+
+  it("falls back to the environment", () => {
+    expect(resolveSettings(() => undefined, { PROXY_API_BASE_URL: "http://127.0.0.1:8787", PROXY_API_KEY: "env" })).toEqual({
+      baseUrl: "http://127.0.0.1:8787",
+      apiKey: "env",
+    });
+  });
+
+  it("names both places for each missing setting, and never echoes a key", () => {
+    const error = (() => {
+      try {
+        resolveSettings(() => undefined, { PROXY_API_BASE_URL: "https://api.example.com" });
+      } catch (e) {
+        return e as Error;
+      }
+    })();
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect(error?.message).toContain("proxy:apiKey");
+    expect(error?.message).toContain("PROXY_API_KEY");
+    expect(error?.message).not.toContain("proxy:baseUrl <url>");
+  });
+});
+
+describe("base URL safety", () => {
+  it.each(["localhost", "127.0.0.1", "127.8.9.10", "[::1]", "::1", "api.localhost"])("%s is loopback", (host) => {
+    expect(isLoopback(host)).toBe(true);
+  });
+
+  it.each(["10.0.0.1", "192.168.1.1", "example.com", "128.0.0.1", "::2", "localhost.example.com"])("%s is not", (host) => {
+    expect(isLoopback(host)).toBe(false);
+  });
+
+  it.each([
+    ["https://api.example.com", undefined],
+    ["http://127.0.0.1:8787", undefined],
+    ["http://[::1]:8787", undefined],
+    ["http://api.example.com", /clear text/],
+    ["http://10.0.0.5:8787", /clear text/],
+    ["ftp://api.example.com", /https/],
+    ["https://user:pw@api.example.com", /credentials/],
+    ["https://api.example.com?x=1", /query/],
+    ["api.example.com", /not a URL/],
+  ])("%s", (url, problem) => {
+    if (problem) expect(() => checkBaseUrl(url)).toThrow(problem);
+    else expect(() => checkBaseUrl(url)).not.toThrow();
+  });
+});
