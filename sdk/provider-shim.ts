@@ -9,7 +9,6 @@ import type * as pulumi from "@pulumi/pulumi";
 import type { OrderProvider } from "../provider";
 
 // `require` must stay inside each method: that is what keeps the provider out of the serialized closure.
-/* eslint-disable @typescript-eslint/no-require-imports */
 export const providerShim: pulumi.dynamic.ResourceProvider = {
   configure: (req) => (require("pulumi-proxy/provider").orderProvider as OrderProvider).configure(req),
   check: (olds, news) => (require("pulumi-proxy/provider").orderProvider as OrderProvider).check(olds, news),
