@@ -31,8 +31,10 @@ export interface RouteResponse {
 /** What the handlers need besides the request. */
 export interface RouteContext {
   store: Store;
-  provisioningMs: () => number;
-  hiddenReadsForNewOrders: () => number;
+  /** Provisioning time of a new order. */
+  provisioningMs: number;
+  /** Reads of a new order that answer 404 (the read-after-write fault). */
+  hiddenReadsForNewOrders: number;
   /** Waits before a POST commits (the delay fault), so a concurrent POST can see the key in use. */
   beforeCommit: () => Promise<void>;
   /** Records every order made, for tests. */
@@ -156,7 +158,7 @@ async function createOrder(req: RouteRequest, ctx: RouteContext): Promise<RouteR
     if (key !== undefined) store.idempotency.delete(key);
     throw error;
   }
-  const order = store.createOrder(plan, ctx.provisioningMs(), ctx.hiddenReadsForNewOrders());
+  const order = store.createOrder(plan, ctx.provisioningMs, ctx.hiddenReadsForNewOrders);
   if (key !== undefined) {
     store.idempotency.set(key, { key, bodyHash: hash, orderId: order.id, createdAt: store.now() });
   }

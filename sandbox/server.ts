@@ -181,9 +181,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         },
         {
           store,
-          provisioningMs: () => provisioningMs,
-          hiddenReadsForNewOrders: () => faults.notFoundReadsForNewOrders,
-          beforeCommit: () => (faults.delayMs > 0 ? sleep(faults.delayMs).then(() => undefined) : Promise.resolve()),
+          provisioningMs,
+          hiddenReadsForNewOrders: faults.notFoundReadsForNewOrders,
+          beforeCommit: async () => {
+            if (faults.delayMs > 0) await sleep(faults.delayMs);
+          },
           onOrderCreated: (id, idempotencyKey) => createdOrders.push({ id, idempotencyKey }),
         },
       );
