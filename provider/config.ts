@@ -64,16 +64,25 @@ export function checkBaseUrl(baseUrl: string): void {
     );
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") {
-    throw new ConfigurationError(`proxy:baseUrl must use https (got ${url.protocol}).`);
+    throw new ConfigurationError(`proxy:baseUrl (or PROXY_API_BASE_URL) must use https (got ${url.protocol}).`);
   }
   if (url.username || url.password || url.search || url.hash) {
     throw new ConfigurationError(
-      "proxy:baseUrl must not carry credentials, a query or a fragment; the API key goes in proxy:apiKey.",
+      "proxy:baseUrl (or PROXY_API_BASE_URL) must not carry credentials, a query or a fragment; " +
+        "use only scheme, host and port (the API key goes in proxy:apiKey).",
+    );
+  }
+  // Rejected rather than stripped: a base URL that already names a version is a mistake worth seeing, and every call
+  // to it would answer 404, which must never be read as "the order is gone".
+  if (/(^|\/)v\d+(\/|$)/i.test(url.pathname.replace(/^\/+/, ""))) {
+    throw new ConfigurationError(
+      `proxy:baseUrl (or PROXY_API_BASE_URL) "${baseUrl}" contains a version path ("${url.pathname}"); ` +
+        `remove it and use "${url.origin}": the provider adds /v1 itself.`,
     );
   }
   if (url.protocol === "http:" && !isLoopback(url.hostname)) {
     throw new ConfigurationError(
-      `proxy:baseUrl "${url.origin}" uses http, which would send the API key in clear text. ` +
+      `proxy:baseUrl (or PROXY_API_BASE_URL) "${url.origin}" uses http, which would send the API key in clear text. ` +
         "Use https; plain http is allowed only for loopback hosts (localhost, 127.0.0.0/8, ::1), such as the local sandbox.",
     );
   }

@@ -5,8 +5,9 @@
  * resumes waiting, delete only stops tracking. Every order that was made ends up in the state, in the outputs or in
  * an error message.
  */
+import { confirmOrderGone, type AbsenceCheckOptions } from "./absence";
 import { ProxyApiClient } from "./api/client";
-import { NotFoundError } from "./api/errors";
+import { AuthenticationError, NotFoundError, PermissionError } from "./api/errors";
 import type { ClientOptions } from "./api/request";
 import type { Order } from "./api/schemas";
 import { resolveSettings, type ConfigLookup, type ProviderSettings } from "./config";
@@ -18,6 +19,7 @@ import {
   OrderFailedError,
   OrderWaitTimeoutError,
   PENDING_STATES,
+  TARGET_STATES,
   waitForOrder,
   type WaitOptions,
 } from "./wait";
@@ -34,6 +36,12 @@ const MAX_READY_TIMEOUT_MS = 24 * 3_600_000;
 /** Re-purchases after spent orders, per create, before giving up (each one was reported). */
 const MAX_REPURCHASES = 3;
 
+/** What a 401 or 403 during refresh means: the key used is the one stored with the stack's last `pulumi up`. */
+const STORED_CONFIG_ADVICE =
+  "During `pulumi refresh` and `pulumi destroy`, Pulumi runs the provider with the stack configuration stored in the " +
+  "state by the last `pulumi up`, not the one you have now. If you rotated the key, run `pulumi up` or " +
+  "`pulumi refresh --run-program` to apply the new one.";
+
 /** Where provider messages go. In the provider process: Pulumi's log, which the CLI shows. */
 export interface ProviderLog {
   info(message: string): void;
@@ -49,6 +57,8 @@ export interface OrderProviderOptions {
   client?: Partial<ClientOptions>;
   /** Extra waiter options (tests shorten the polls). */
   wait?: Partial<Omit<WaitOptions, "deadline">>;
+  /** How long a 404 must hold before an order counts as gone (tests shorten it). */
+  absence?: AbsenceCheckOptions;
 }
 
 /** A failure `check` reports for one property. */
@@ -106,7 +116,7 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
     client: ProxyApiClient,
     inputs: OrderInputs & { __provider?: unknown },
     order: Order,
-    purchaseKey: string,
+    purchaseKey: string | null,
   ): Promise<OrderOutputs> => {
     try {
       return toOutputs(inputs, await wait(client, inputs, order.id, order), purchaseKey);
@@ -114,8 +124,10 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
       if (error instanceof OrderFailedError) {
         throw new Error(
           `${error.message} Nothing usable was provisioned and it is not kept in the state. ` +
-            "Run `pulumi up` again to buy again: the retry uses an idempotency key derived from this failed order, " +
-            "so it cannot buy twice.",
+            (inputs.adoptOrderId
+              ? "Remove adoptOrderId to buy a new order with the next `pulumi up`."
+              : "Run `pulumi up` again to buy again: the retry uses an idempotency key derived from this failed order, " +
+                "so it cannot buy twice."),
         );
       }
       const last = error instanceof OrderWaitTimeoutError && error.lastSeen ? error.lastSeen : order;
@@ -127,6 +139,38 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
       // The engine prints the reasons of a partial create, not the message: both carry the whole text.
       throw new PartialOrderError(message, order.id, properties, [message]);
     }
+  };
+
+  /** The order, or "gone" when its absence is certain; rejects when a 404 cannot be confirmed. */
+  const readOrder = async (client: ProxyApiClient, id: string): Promise<Order | "gone"> => {
+    try {
+      return (await client.getOrder(id)).order;
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+      return confirmOrderGone(client, id, error, options.absence);
+    }
+  };
+
+  /** Tracks an order that exists instead of buying one: the stand-in for `pulumi import`. */
+  const adopt = async (client: ProxyApiClient, inputs: OrderInputs & { __provider?: unknown }, id: string) => {
+    const order = await readOrder(client, id);
+    if (order === "gone") {
+      throw new Error(`adoptOrderId: order ${id} does not exist for this API key. Check the id (\`pulumi stack output\` of the old stack, or the provider's dashboard); nothing was bought.`);
+    }
+    if (order.planId !== inputs.planId) {
+      throw new Error(
+        `adoptOrderId: order ${id} is for plan "${order.planId}", but planId is "${inputs.planId}". ` +
+          `Set planId to "${order.planId}" to adopt it; nothing was bought.`,
+      );
+    }
+    if (FAILED_STATES.includes(order.status)) {
+      throw new Error(
+        `adoptOrderId: order ${id} ended "${order.status}" and has no usable proxies. Remove adoptOrderId to buy a new order; nothing was bought.`,
+      );
+    }
+    log.info(`proxy: adopting order ${id} (${order.status}); nothing is bought`);
+    const ready = inputs.waitForReady && !TARGET_STATES.includes(order.status);
+    return { id: order.id, outs: ready ? await waitOrRecord(client, inputs, order, null) : toOutputs(inputs, order, null) };
   };
 
   return {
@@ -150,30 +194,47 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
       return { inputs, failures };
     },
 
-    /** A new plan replaces the order; a spent order (failed, cancelled, expired) is replaced too. */
+    /**
+     * A new plan replaces the order, as does a spent one (failed, cancelled, expired) or a different order to adopt.
+     * A replacement that buys says so in the preview: the old order cannot be cancelled and stays billed.
+     */
     async diff(_id: string, olds: OrderOutputs, news: OrderInputs) {
       const replaces: string[] = [];
       if (news.planId !== olds.planId) replaces.push("planId");
       if (FAILED_STATES.includes(olds.status)) replaces.push("status");
-      const changed = (["waitForReady", "readyTimeout", "idempotencyKey"] as const).filter(
-        (key) => news[key] !== olds[key],
-      );
+      const adopts = typeof news.adoptOrderId === "string" && news.adoptOrderId !== olds.orderId;
+      if (adopts) replaces.push("adoptOrderId");
+      const changed =
+        (["waitForReady", "readyTimeout", "idempotencyKey"] as const).some((key) => news[key] !== olds[key]) ||
+        (news.adoptOrderId ?? null) !== (olds.adoptOrderId ?? null);
       const resumes = PENDING_STATES.includes(olds.status) && news.waitForReady !== false;
+      if (replaces.length > 0 && !adopts) {
+        log.warn(
+          `proxy: replacing order ${olds.orderId} (plan ${olds.planId}, ${olds.status}) buys a new order for plan ` +
+            `${news.planId === UNKNOWN ? "(known after apply)" : news.planId}. ${olds.orderId} is not cancelled: ` +
+            "the API has no cancel endpoint, so it stays with the account until it expires.",
+        );
+      }
       return {
-        changes: replaces.length > 0 || changed.length > 0 || resumes,
+        changes: replaces.length > 0 || changed || resumes,
         replaces,
         deleteBeforeReplace: false,
       };
     },
 
-    /** Buys the plan (once, by idempotency key) and waits for the proxies unless told not to. */
+    /** Buys the plan (once, by idempotency key), or adopts an existing order, and waits unless told not to. */
     async create(inputs: OrderInputs & { __provider?: unknown }) {
       return withClient(async (client) => {
+        if (inputs.adoptOrderId) {
+          return adopt(client, inputs, inputs.adoptOrderId);
+        }
         let key = inputs.idempotencyKey;
         for (let repurchase = 0; ; repurchase++) {
-          const { order, replayed } = await client.createOrder({ planId: inputs.planId, idempotencyKey: key });
-          const spent = replayed && FAILED_STATES.includes(order.status);
-          if (!spent) {
+          const { order, replayed, boughtBeforeThisCall } = await client.createOrder({ planId: inputs.planId, idempotencyKey: key });
+          // Only an order bought before this create began may be bought again. A spent order this very call may have
+          // bought (its answer lost, then replayed) goes on to the waiter, which reports it as failed, by id.
+          const spentEarlier = boughtBeforeThisCall && FAILED_STATES.includes(order.status);
+          if (!spentEarlier) {
             if (replayed) {
               log.info(`proxy: order ${order.id} was bought earlier with this key; carrying on with it (not bought again)`);
             }
@@ -187,23 +248,29 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
             );
           }
           log.warn(
-            `proxy: order ${order.id} (bought earlier with this key) ended "${order.status}"; buying again with a key derived from it`,
+            `proxy: order ${order.id} (bought by an earlier run with this key) ended "${order.status}"; buying again with a key derived from it`,
           );
           key = nextPurchaseKey(key, order.id);
         }
       });
     },
 
-    /** Refresh: the order as the API sees it now. Only a 404 removes it from the state. */
+    /**
+     * Refresh: the order as the API sees it now. It leaves the state only when its absence is certain (see
+     * absence.ts); a 401 or 403 explains which configuration a refresh uses.
+     */
     async read(id: string, props: OrderOutputs) {
       return withClient(async (client) => {
         try {
-          const { order } = await client.getOrder(id);
-          return { id, props: toOutputs(props, order, props.purchaseKey), inputs: inputsOf(props) };
-        } catch (error) {
-          if (error instanceof NotFoundError) {
-            log.warn(`proxy: order ${id} no longer exists (404); it leaves the state`);
+          const order = await readOrder(client, id);
+          if (order === "gone") {
+            log.warn(`proxy: order ${id} no longer exists (404 confirmed, and the API answers otherwise); it leaves the state`);
             return {};
+          }
+          return { id, props: toOutputs(props, order, props.purchaseKey ?? null), inputs: inputsOf(props) };
+        } catch (error) {
+          if (error instanceof AuthenticationError || error instanceof PermissionError) {
+            throw error.withMessage(`${error.message.replace(/\s*\(request id [^)]*\)$/, "")} ${STORED_CONFIG_ADVICE}${error.requestId ? ` (request id ${error.requestId})` : ""}`);
           }
           throw error;
         }
@@ -215,8 +282,14 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
       if (PENDING_STATES.includes(olds.status) && news.waitForReady) {
         return withClient(async (client) => {
           log.info(`proxy: resuming the wait for order ${id} (recorded as ${olds.status}); nothing is bought`);
-          const { order } = await client.getOrder(id);
-          return { outs: await waitOrRecord(client, news, order, olds.purchaseKey) };
+          const order = await readOrder(client, id);
+          if (order === "gone") {
+            throw new Error(
+              `Order ${id} no longer exists (404 confirmed, and the API answers otherwise). It is kept in the state ` +
+                "until `pulumi refresh` removes it; nothing was bought.",
+            );
+          }
+          return { outs: await waitOrRecord(client, news, order, olds.purchaseKey ?? null) };
         });
       }
       return { outs: { ...olds, ...inputsOf(news) } };
@@ -224,6 +297,10 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
 
     /** The API cannot cancel an order: this only stops tracking it. */
     async delete(id: string, props: OrderOutputs) {
+      if (FAILED_STATES.includes(props.status)) {
+        log.info(`proxy: order ${id} (plan ${props.planId}, ${props.status}) is no longer tracked`);
+        return;
+      }
       log.warn(
         `proxy: order ${id} (plan ${props.planId}) is no longer tracked by Pulumi, but the purchase stays active: ` +
           "the API has no cancel endpoint. Contact the provider to cancel or refund it.",
@@ -239,7 +316,7 @@ export type OrderProvider = ReturnType<typeof createOrderProvider>;
 export function checkInputs(news: Record<string, unknown>): CheckFailure[] {
   const failures: CheckFailure[] = [];
   const known = (value: unknown) => value !== UNKNOWN;
-  const { planId, waitForReady, readyTimeout, idempotencyKey } = news;
+  const { planId, waitForReady, readyTimeout, idempotencyKey, adoptOrderId } = news;
   if (known(planId)) {
     if (typeof planId !== "string" || planId.trim() === "") {
       failures.push({ property: "planId", reason: "planId is required: the id of the plan to buy, such as \"dc-us-5\"." });
@@ -263,6 +340,12 @@ export function checkInputs(news: Record<string, unknown>): CheckFailure[] {
     failures.push({
       property: "idempotencyKey",
       reason: "idempotencyKey must be 1 to 255 visible ASCII characters (no spaces).",
+    });
+  }
+  if (adoptOrderId !== undefined && adoptOrderId !== null && known(adoptOrderId) && (typeof adoptOrderId !== "string" || adoptOrderId.trim() === "" || adoptOrderId.length > 255)) {
+    failures.push({
+      property: "adoptOrderId",
+      reason: "adoptOrderId must be the id of an existing order, such as \"ord_...\" (the orderId output of the stack that bought it).",
     });
   }
   return failures;

@@ -9,6 +9,8 @@ export interface OrderInputs {
   waitForReady: boolean;
   readyTimeout: string;
   idempotencyKey: string;
+  /** An existing order to track instead of buying one (the recovery path after lost state). */
+  adoptOrderId?: string;
 }
 
 /** A proxy as the resource exposes it: every field of the API's record but the credentials. */
@@ -32,8 +34,11 @@ export interface OrderOutputs extends OrderInputs {
   readyAt: string | null;
   proxies: ProxyInfo[];
   credentials: ProxyCredential[];
-  /** The idempotency key the order was bought with (differs from `idempotencyKey` after a re-purchase). */
-  purchaseKey: string;
+  /**
+   * The idempotency key the order was bought with (differs from `idempotencyKey` after a re-purchase); null for an
+   * adopted order, whose key is not known.
+   */
+  purchaseKey: string | null;
 }
 
 /** Property names of OrderOutputs that are outputs only (the resource class declares them). */
@@ -57,13 +62,14 @@ export function splitCredentials(proxies: Proxy[]): { proxies: ProxyInfo[]; cred
 }
 
 /** The outputs for an order bought (or read) with these inputs. */
-export function toOutputs(inputs: OrderInputs, order: Order, purchaseKey: string): OrderOutputs {
+export function toOutputs(inputs: OrderInputs, order: Order, purchaseKey: string | null): OrderOutputs {
   const reason = order.statusReason;
   return {
     planId: inputs.planId,
     waitForReady: inputs.waitForReady,
     readyTimeout: inputs.readyTimeout,
     idempotencyKey: inputs.idempotencyKey,
+    ...(inputs.adoptOrderId === undefined ? {} : { adoptOrderId: inputs.adoptOrderId }),
     orderId: order.id,
     status: order.status,
     statusReason: reason ? [reason.code, reason.message].filter(Boolean).join(": ") || null : null,
@@ -81,5 +87,6 @@ export function inputsOf(outputs: OrderInputs): OrderInputs {
     waitForReady: outputs.waitForReady,
     readyTimeout: outputs.readyTimeout,
     idempotencyKey: outputs.idempotencyKey,
+    ...(outputs.adoptOrderId === undefined || outputs.adoptOrderId === null ? {} : { adoptOrderId: outputs.adoptOrderId }),
   };
 }

@@ -29,6 +29,8 @@ export class Faults {
   delayMs = 0;
   /** New orders answer `404` to their first N reads (the contract's read-after-write burst). */
   notFoundReadsForNewOrders = 0;
+  /** The next N orders end `failed` when provisioning finishes (an order that fails fast). */
+  failNewOrders = 0;
 
   /** Fails the next `count` matching requests with `status`. */
   failNext(fault: FailFault): void {
@@ -41,6 +43,16 @@ export class Faults {
     this.resetAfterCommit = 0;
     this.delayMs = 0;
     this.notFoundReadsForNewOrders = 0;
+    this.failNewOrders = 0;
+  }
+
+  /** Whether the order being created should fail; consumes one. */
+  takeFailNewOrder(): boolean {
+    if (this.failNewOrders > 0) {
+      this.failNewOrders -= 1;
+      return true;
+    }
+    return false;
   }
 
   /** The failure to inject for this request, if any; it is consumed. */

@@ -35,6 +35,8 @@ export interface RouteContext {
   provisioningMs: number;
   /** Reads of a new order that answer 404 (the read-after-write fault). */
   hiddenReadsForNewOrders: number;
+  /** Whether the order about to be made fails fast (a fault); asked once per order. */
+  takeFailNewOrder: () => boolean;
   /** Waits before a POST commits (the delay fault), so a concurrent POST can see the key in use. */
   beforeCommit: () => Promise<void>;
   /** Records every order made, for tests. */
@@ -158,7 +160,10 @@ async function createOrder(req: RouteRequest, ctx: RouteContext): Promise<RouteR
     if (key !== undefined) store.idempotency.delete(key);
     throw error;
   }
-  const order = store.createOrder(plan, ctx.provisioningMs, ctx.hiddenReadsForNewOrders);
+  const order = store.createOrder(plan, ctx.provisioningMs, {
+    hiddenReads: ctx.hiddenReadsForNewOrders,
+    fails: ctx.takeFailNewOrder(),
+  });
   if (key !== undefined) {
     store.idempotency.set(key, { key, bodyHash: hash, orderId: order.id, createdAt: store.now() });
   }

@@ -183,6 +183,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
           store,
           provisioningMs,
           hiddenReadsForNewOrders: faults.notFoundReadsForNewOrders,
+          takeFailNewOrder: () => faults.takeFailNewOrder(),
           beforeCommit: async () => {
             if (faults.delayMs > 0) await sleep(faults.delayMs);
           },
@@ -290,6 +291,7 @@ function handleAdmin(
     if (typeof input.notFoundReadsForNewOrders === "number") {
       sandbox.faults.notFoundReadsForNewOrders = input.notFoundReadsForNewOrders;
     }
+    if (typeof input.failNewOrders === "number") sandbox.faults.failNewOrders = input.failNewOrders;
     return { status: 200, body: { ok: true } };
   }
   if (method === "GET" && path === "/__sandbox/requests") {

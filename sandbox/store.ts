@@ -33,6 +33,8 @@ export interface StoredOrder {
   cancelledAt?: number;
   /** Reads left that answer 404 (the read-after-write fault). */
   hiddenReads: number;
+  /** Set by the fail-fast fault: the order ends `failed` whatever its plan. */
+  fails?: boolean;
   proxies: StoredProxy[];
 }
 
@@ -87,12 +89,20 @@ export class Store {
   }
 
   /** Creates an order for a plan (the caller checked the plan and the balance). */
-  createOrder(plan: Plan, provisioningMs: number, hiddenReads: number): StoredOrder {
+  createOrder(plan: Plan, provisioningMs: number, faults: { hiddenReads: number; fails: boolean }): StoredOrder {
     this.sequence += 1;
     const seq = this.sequence;
     const id = `ord_${seq.toString(36).padStart(4, "0")}${randomBytes(4).toString("hex")}`;
     const proxies = Array.from({ length: plan.proxyCount }, (_, i) => makeProxy(plan, id, seq, i));
-    const order: StoredOrder = { id, planId: plan.id, createdAt: this.now(), provisioningMs, hiddenReads, proxies };
+    const order: StoredOrder = {
+      id,
+      planId: plan.id,
+      createdAt: this.now(),
+      provisioningMs,
+      hiddenReads: faults.hiddenReads,
+      ...(faults.fails ? { fails: true } : {}),
+      proxies,
+    };
     this.orders.set(id, order);
     this.balanceCents -= plan.priceCents;
     return order;
@@ -158,9 +168,11 @@ export class Store {
     let proxySeconds = 0;
     for (const order of this.orders.values()) {
       const plan = PLANS[order.planId];
-      if (!plan || plan.failsWith) continue;
-      const activeFrom = Math.max(start, order.createdAt + order.provisioningMs);
-      const activeUntil = Math.min(now, order.cancelledAt ?? now, activeFrom + plan.durationDays * 86_400_000);
+      if (!plan || plan.failsWith || order.fails) continue;
+      const readyAt = order.createdAt + order.provisioningMs;
+      // Billing stops at expiry, which counts from the ready time, not from the start of this month.
+      const activeFrom = Math.max(start, readyAt);
+      const activeUntil = Math.min(now, order.cancelledAt ?? now, readyAt + plan.durationDays * 86_400_000);
       if (activeUntil > activeFrom) {
         proxySeconds += ((activeUntil - activeFrom) / 1000) * order.proxies.length;
       }
@@ -181,7 +193,7 @@ export function orderStatus(order: StoredOrder, now: number): string {
   if (elapsed < order.provisioningMs / 4) return "pending";
   if (elapsed < order.provisioningMs) return "provisioning";
   const plan = PLANS[order.planId];
-  if (plan?.failsWith) return "failed";
+  if (plan?.failsWith || order.fails) return "failed";
   const expiresAt = order.createdAt + order.provisioningMs + (plan?.durationDays ?? 30) * 86_400_000;
   return now < expiresAt ? "active" : "expired";
 }

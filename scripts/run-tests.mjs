@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
+import { totalsLine } from "./test-totals.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const run = (command, args, options = {}) => spawnSync(command, args, { cwd: root, stdio: "inherit", ...options });
@@ -40,11 +41,7 @@ const vitest = run(
 
 let totals;
 try {
-  const results = JSON.parse(readFileSync(report, "utf8"));
-  const skipped = results.numPendingTests + results.numTodoTests;
-  // A file that fails to load counts as a failure even though none of its tests ran.
-  const brokenFiles = results.testResults.filter((f) => f.status === "failed" && f.assertionResults.length === 0).length;
-  totals = `${results.numPassedTests} passed, ${results.numFailedTests + brokenFiles} failed` + (skipped ? `, ${skipped} skipped` : "");
+  totals = totalsLine(JSON.parse(readFileSync(report, "utf8")), vitest.status ?? 1);
 } catch {
   console.error("run-tests: vitest wrote no report; counting the run as failed.");
 }

@@ -23,6 +23,13 @@ export interface ProxyOrderArgs {
    * that running `pulumi up` again never buys twice
    */
   idempotencyKey?: pulumi.Input<string>;
+  /**
+   * The id of an order that already exists (`ord_...`), to track it instead of buying one: the way back after a
+   * lost state or a moved resource, since `pulumi import` cannot import dynamic resources. Create reads the order,
+   * checks that it is for `planId`, and waits for it like a purchase. Changing it to another order replaces the
+   * resource; removing it later changes nothing.
+   */
+  adoptOrderId?: pulumi.Input<string>;
 }
 
 /**
@@ -40,6 +47,8 @@ export class ProxyOrder extends pulumi.dynamic.Resource {
   declare readonly readyTimeout: pulumi.Output<string>;
   /** The idempotency key input (derived unless given). */
   declare readonly idempotencyKey: pulumi.Output<string>;
+  /** The adopted order's id, when the order was adopted rather than bought. */
+  declare readonly adoptOrderId: pulumi.Output<string | undefined>;
   /** The order id, such as `ord_...` (also the resource's id). */
   declare readonly orderId: pulumi.Output<string>;
   /** `pending`, `provisioning`, `active`, `failed`, `cancelled` or `expired`, as of the last create, update or refresh. */
@@ -54,8 +63,8 @@ export class ProxyOrder extends pulumi.dynamic.Resource {
   declare readonly proxies: pulumi.Output<ProxyInfo[]>;
   /** Credentials of the proxies, in the same order as `proxies`. Always secret. */
   declare readonly credentials: pulumi.Output<ProxyCredential[]>;
-  /** The idempotency key the order was bought with. */
-  declare readonly purchaseKey: pulumi.Output<string>;
+  /** The idempotency key the order was bought with; null for an adopted order. */
+  declare readonly purchaseKey: pulumi.Output<string | null>;
 
   /**
    * @param name The resource's unique name; it is part of the derived idempotency key.
@@ -78,6 +87,7 @@ export class ProxyOrder extends pulumi.dynamic.Resource {
         waitForReady: args.waitForReady,
         readyTimeout: args.readyTimeout,
         idempotencyKey,
+        adoptOrderId: args.adoptOrderId,
       },
       { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "credentials"] },
       "proxy",

@@ -43,6 +43,11 @@ export interface CreateOrderResult {
   order: Order;
   /** True when the server answered with an earlier order for the same idempotency key (`Idempotent-Replayed`). */
   replayed: boolean;
+  /**
+   * True only when the order is certain to predate this call: a replay answered before any attempt of this call could
+   * have created it. A replay after a lost or failed attempt may be this call's own purchase, so this is false then.
+   */
+  boughtBeforeThisCall: boolean;
 }
 
 /** Client of the Proxy Provisioning API (`/v1`). */
@@ -111,7 +116,8 @@ export class ProxyApiClient {
       idempotencyKey: args.idempotencyKey,
     });
     const order = toOrder(parse(orderWire, res, "POST", "/v1/orders"));
-    return { order, replayed: res.headers["idempotent-replayed"] === "true" };
+    const replayed = res.headers["idempotent-replayed"] === "true";
+    return { order, replayed, boughtBeforeThisCall: replayed && !res.afterUncertainAttempt };
   }
 
   /** Reads an order and its provisioning status (`GET /v1/orders/{id}`). */

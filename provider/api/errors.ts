@@ -47,6 +47,21 @@ export class ProxyApiError extends Error {
     this.fieldErrors = details.fieldErrors ?? [];
   }
 
+  /** The same error (same class, status, code and request id) with another message; this one becomes its cause. */
+  withMessage(message: string): ProxyApiError {
+    const ErrorType = this.constructor as ErrorClass;
+    return new ErrorType(message, {
+      status: this.status,
+      code: this.code,
+      requestId: this.requestId,
+      method: this.method,
+      path: this.path,
+      retryAfterMs: this.retryAfterMs,
+      fieldErrors: this.fieldErrors,
+      cause: this,
+    });
+  }
+
   /** A plain object for logs and JSON output; it holds only the fields above. */
   toJSON(): Record<string, unknown> {
     return {
@@ -181,7 +196,8 @@ export function errorFromResponse(args: {
   const { status, method, path, problem } = args;
   const code = problem.code ?? defaultCode(status);
   const requestId = args.requestId ?? problem.requestId;
-  const said = problem.detail ?? problem.title;
+  // Servers end their sentences with a period; this message adds its own.
+  const said = (problem.detail ?? problem.title)?.trim().replace(/[.\s]+$/, "");
   const fields = (problem.fieldErrors ?? [])
     .map((e) => (e.pointer ? `${e.pointer}: ${e.detail}` : e.detail))
     .join("; ");

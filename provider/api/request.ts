@@ -86,6 +86,11 @@ export interface ApiResponse {
   /** The parsed JSON body, or undefined when the body was empty or not JSON. */
   body: unknown;
   requestId?: string;
+  /**
+   * True when an earlier attempt of this call may have taken effect on the server: it got no answer, a 5xx, or a
+   * 409 (the same key still in progress). A replayed POST after such an attempt may be this call's own purchase.
+   */
+  afterUncertainAttempt: boolean;
 }
 
 /** Sends API requests with one set of options. */
@@ -122,11 +127,13 @@ export class RequestSender {
     const path = `/v1${req.path}`;
     const idempotent = req.method === "GET" || req.idempotencyKey !== undefined;
 
+    let uncertain = false;
     for (let attempt = 1; ; attempt++) {
       const result = await this.attempt(req, path, deadline);
       if (!(result instanceof ProxyApiError)) {
-        return result;
+        return { ...result, afterUncertainAttempt: uncertain };
       }
+      uncertain ||= result.status === undefined || result.status >= 500 || result.status === 409;
       if (attempt >= maxAttempts || !isRetryable({ status: result.status, idempotent })) {
         throw result;
       }
@@ -151,7 +158,11 @@ export class RequestSender {
   }
 
   /** One attempt. Returns the error instead of throwing it, so the loop above decides about retries. */
-  private async attempt(req: ApiRequest, path: string, deadline: number): Promise<ApiResponse | ProxyApiError> {
+  private async attempt(
+    req: ApiRequest,
+    path: string,
+    deadline: number,
+  ): Promise<Omit<ApiResponse, "afterUncertainAttempt"> | ProxyApiError> {
     const url = new URL(this.options.baseUrl + path);
     for (const [name, value] of Object.entries(req.query ?? {})) {
       if (value !== undefined) {

@@ -3,7 +3,7 @@
  * folder, a passphrase for secrets, and the offline settings. Every failure throws with the CLI's own output.
  */
 import { execFile } from "node:child_process";
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readlinkSync, renameSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -33,16 +33,25 @@ export function linkWorkingTree(): void {
   if (!existsSync(join(REPO_ROOT, "dist", "sdk", "index.js"))) {
     throw new Error("dist/ is missing: run `npm run build` (npm test does) before the end-to-end tests.");
   }
-  const link = join(REPO_ROOT, "node_modules", "pulumi-proxy");
-  if (!existsSync(link)) {
-    symlinkSync("..", link, "dir");
-  }
+  ensureSymlink("..", join(REPO_ROOT, "node_modules", "pulumi-proxy"));
   // The package's bin, as npm would install it for a user.
-  const bin = join(REPO_ROOT, "node_modules", ".bin", "pulumi-proxy-sandbox");
-  if (!existsSync(bin)) {
-    symlinkSync(join("..", "pulumi-proxy", "dist", "sandbox", "cli.js"), bin);
-  }
+  ensureSymlink(join("..", "pulumi-proxy", "dist", "sandbox", "cli.js"), join(REPO_ROOT, "node_modules", ".bin", "pulumi-proxy-sandbox"));
   chmodSync(join(REPO_ROOT, "dist", "sandbox", "cli.js"), 0o755);
+}
+
+/**
+ * Makes `path` a symbolic link to `target`, safely when several test workers do it at once: the link is made under
+ * a unique name and renamed into place (atomic), instead of checking and then creating.
+ */
+export function ensureSymlink(target: string, path: string): void {
+  try {
+    if (readlinkSync(path) === target) return;
+  } catch {
+    // Not there, or not a link: make it.
+  }
+  const temp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  symlinkSync(target, temp);
+  renameSync(temp, path);
 }
 
 /** A copy of a program folder with its own stack, home and backend. */

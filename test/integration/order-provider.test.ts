@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OrderAbsenceUnconfirmedError } from "../../provider/absence";
 import { AuthenticationError, ConfigurationError } from "../../provider/api/errors";
 import { nextPurchaseKey } from "../../provider/idempotency";
 import { createOrderProvider, PartialOrderError, UNKNOWN, type OrderProviderOptions } from "../../provider/order-provider";
@@ -15,6 +16,7 @@ function provider(extra: Partial<OrderProviderOptions> = {}, target: () => Sandb
     log: { info: (m) => lines.push(`info ${m}`), warn: (m) => lines.push(`warn ${m}`) },
     client: { initialRetryDelayMs: 10, maxRetryDelayMs: 20 },
     wait: { minPollMs: 20, maxPollMs: 100 },
+    absence: { delayMs: 10 },
     ...extra,
   });
   return { p, lines };
@@ -80,6 +82,22 @@ describe("diff", () => {
     expect(await p.diff("id", olds, { ...olds })).toMatchObject({ changes: false, replaces: [] });
   });
 
+  it("says in the preview that a replacement buys a new order and the old one stays", async () => {
+    const said: string[] = [];
+    const quiet = createOrderProvider({ env: {}, log: { info: () => {}, warn: (m) => said.push(m) } });
+    await quiet.diff("ord_1", { ...olds, orderId: "ord_1" }, { ...olds, planId: "isp-gb-2" });
+    expect(said).toEqual([expect.stringMatching(/replacing order ord_1 \(plan dc-us-5, active\) buys a new order for plan isp-gb-2\. ord_1 is not cancelled/)]);
+    said.length = 0;
+    expect(await quiet.diff("ord_1", { ...olds, orderId: "ord_1" }, { ...olds, adoptOrderId: "ord_2" })).toMatchObject({
+      replaces: ["adoptOrderId"],
+    });
+    expect(await quiet.diff("ord_1", { ...olds, orderId: "ord_1" }, { ...olds, adoptOrderId: "ord_1" })).toMatchObject({
+      changes: true,
+      replaces: [],
+    });
+    expect(said).toEqual([]);
+  });
+
   it("replaces a spent order and resumes waiting for one recorded before it was ready", async () => {
     for (const status of ["failed", "cancelled", "expired"]) {
       expect(await p.diff("id", { ...olds, status }, { ...olds })).toMatchObject({ changes: true, replaces: ["status"] });
@@ -139,6 +157,37 @@ describe("create", () => {
     expect(lines.some((l) => l.startsWith("warn") && l.includes(firstId))).toBe(true);
   });
 
+  it("never buys again an order this very call bought and lost the answer to, even when it failed fast", async () => {
+    const { p, lines } = provider();
+    // The POST commits, its connection is reset, the retry is rate limited, and the next retry replays the order,
+    // which by then has failed: the replay is this call's own purchase, not an earlier run's.
+    sandbox.current.faults.failNewOrders = 1;
+    sandbox.current.faults.resetAfterCommit = 1;
+    sandbox.current.faults.failNext({ count: 1, status: 429, method: "POST", pathPrefix: "/v1/orders", retryAfterSeconds: 1 });
+    const error = (await p.create(inputs()).catch((e: unknown) => e)) as Error;
+    const made = sandbox.current.createdOrders;
+    expect(made).toHaveLength(1);
+    expect(error.message).toContain(`Order ${made[0]?.id}`);
+    expect(error.message).toContain('ended "failed"');
+    expect(lines.some((l) => l.includes("buying again"))).toBe(false);
+  });
+
+  it("adopts an existing order instead of buying, checking its plan", async () => {
+    const { p, lines } = provider();
+    const bought = await p.create(inputs({ planId: "isp-gb-2", waitForReady: false }));
+    const adopted = await p.create(inputs({ planId: "isp-gb-2", adoptOrderId: bought.id }));
+    expect(adopted).toMatchObject({ id: bought.id, outs: { status: "active", adoptOrderId: bought.id, purchaseKey: null } });
+    expect(adopted.outs.proxies).toHaveLength(2);
+    expect(sandbox.current.createdOrders).toHaveLength(1);
+    expect(lines.some((l) => l.includes(`adopting order ${bought.id}`))).toBe(true);
+
+    await expect(p.create(inputs({ planId: "dc-us-5", adoptOrderId: bought.id }))).rejects.toThrow(
+      /adoptOrderId: order \S+ is for plan "isp-gb-2", but planId is "dc-us-5"/,
+    );
+    await expect(p.create(inputs({ adoptOrderId: "ord_nope" }))).rejects.toThrow(/adoptOrderId: order ord_nope does not exist/);
+    expect(sandbox.current.createdOrders).toHaveLength(1);
+  });
+
   it("keeps the order in the state (a partial create) when contact is lost while waiting", async () => {
     const { p } = provider({ client: { maxAttempts: 2, initialRetryDelayMs: 5, maxRetryDelayMs: 5 } });
     sandbox.current.faults.failNext({ count: 10, status: 500, method: "GET", pathPrefix: "/v1/orders/" });
@@ -190,11 +239,35 @@ describe("read (refresh)", () => {
     expect(cancelled.props).toMatchObject({ status: "cancelled", statusReason: expect.stringContaining("cancelled_by_operator"), proxies: [] });
   });
 
-  it("drops the order from the state only on 404", async () => {
-    const { p } = provider();
+  it("drops the order from the state only when its 404 holds and the API answers otherwise", async () => {
+    const { p, lines } = provider();
     const { id, outs } = await p.create(inputs({ waitForReady: false }));
     sandbox.current.removeOrder(id);
     expect(await p.read(id, outs)).toEqual({});
+    const reads = sandbox.current.requests.filter((r) => r.path === `/v1/orders/${id}`);
+    expect(reads.length).toBe(6);
+    expect(sandbox.current.requests.some((r) => r.path === "/v1/usage")).toBe(true);
+    expect(lines.some((l) => l.includes(`order ${id} no longer exists`))).toBe(true);
+  });
+
+  it("keeps an order whose reads answer 404 right after the purchase (the read-after-write burst)", async () => {
+    const { p } = provider();
+    sandbox.current.faults.notFoundReadsForNewOrders = 4;
+    const { id, outs } = await p.create(inputs({ waitForReady: false }));
+    expect(await p.read(id, outs)).toMatchObject({ id, props: { orderId: id } });
+  });
+
+  it("keeps every order when the base URL is wrong and everything answers 404", async () => {
+    const { p } = provider();
+    const { id, outs } = await p.create(inputs({ waitForReady: false }));
+    const wrong = createOrderProvider({
+      env: { PROXY_API_BASE_URL: `${sandbox.current.url}/api`, PROXY_API_KEY: sandbox.current.apiKey },
+      absence: { delayMs: 1 },
+    });
+    const error = await wrong.read(id, outs).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OrderAbsenceUnconfirmedError);
+    expect((error as Error).message).toMatch(/GET \/v1\/usage on the same base URL failed too.*stays in the state.*without \/v1/s);
+    expect((error as Error).message).not.toMatch(/\.\./);
   });
 
   it("fails, leaving the state alone, when the key no longer works", async () => {
@@ -204,6 +277,8 @@ describe("read (refresh)", () => {
     const error = await rotated.read(id, outs).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AuthenticationError);
     expect((error as Error).message).not.toContain("sk_revoked_key");
+    expect((error as Error).message).toMatch(/configuration stored in the state.*`pulumi refresh --run-program`/s);
+    expect((error as Error).cause).toBeInstanceOf(AuthenticationError);
   });
 });
 

@@ -52,6 +52,11 @@ describe("base URL safety", () => {
     ["https://user:pw@api.example.com", /credentials/],
     ["https://api.example.com?x=1", /query/],
     ["api.example.com", /not a URL/],
+    ["https://api.example.com/v1", /version path.*use "https:\/\/api\.example\.com".*adds \/v1/],
+    ["https://api.example.com/v1/", /version path/],
+    ["http://127.0.0.1:8787/gateway/v1", /version path/],
+    ["https://api.example.com/gateway", undefined],
+    ["https://api.example.com/v1x", undefined],
   ])("%s", (url, problem) => {
     if (problem) expect(() => checkBaseUrl(url)).toThrow(problem);
     else expect(() => checkBaseUrl(url)).not.toThrow();

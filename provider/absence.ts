@@ -1,0 +1,71 @@
+/**
+ * Deciding that an order is gone. Money is at stake: an order that leaves the state while it still exists is bought
+ * again by a later `pulumi up`. So a `404` alone proves nothing; absence is certain only when
+ *   1. the order's `not_found` holds across the contract's read-after-write window (a short burst of 404 is allowed
+ *      right after a purchase), and
+ *   2. the API answers another request on the same base URL normally (a wrong base URL or path answers 404 to
+ *      everything).
+ */
+import { setTimeout as sleepFor } from "node:timers/promises";
+import type { ProxyApiClient } from "./api/client";
+import { NotFoundError, ProxyApiError } from "./api/errors";
+import type { Order } from "./api/schemas";
+
+/** How long a 404 must hold. */
+export interface AbsenceCheckOptions {
+  /** Reads after the first 404 that must also answer 404. @default 5 */
+  rereads?: number;
+  /** Pause before each re-read, in milliseconds; together they span the read-after-write window. @default 2000 */
+  delayMs?: number;
+  /** @default a real timer */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** Defaults of {@link AbsenceCheckOptions}: about 10 seconds of 404s. */
+export const DEFAULT_ABSENCE_CHECK = { rereads: 5, delayMs: 2000 } as const;
+
+/** A 404 that could not be confirmed: the order is kept, and the message says why. */
+export class OrderAbsenceUnconfirmedError extends ProxyApiError {}
+
+/**
+ * Called after `GET /v1/orders/{id}` answered 404. Resolves with the order if a re-read finds it, with `"gone"` when
+ * its absence is certain, and rejects with an {@link OrderAbsenceUnconfirmedError} when it is not.
+ */
+export async function confirmOrderGone(
+  client: Pick<ProxyApiClient, "getOrder" | "getUsage">,
+  id: string,
+  first: NotFoundError,
+  options: AbsenceCheckOptions = {},
+): Promise<Order | "gone"> {
+  const rereads = options.rereads ?? DEFAULT_ABSENCE_CHECK.rereads;
+  const delayMs = options.delayMs ?? DEFAULT_ABSENCE_CHECK.delayMs;
+  const sleep = options.sleep ?? ((ms: number) => sleepFor(ms));
+  for (let i = 0; i < rereads; i++) {
+    await sleep(delayMs);
+    try {
+      return (await client.getOrder(id)).order;
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+    }
+  }
+  try {
+    await client.getUsage();
+  } catch (error) {
+    const why = (error instanceof Error ? error.message : String(error)).replace(/\.\s*$/, "");
+    throw new OrderAbsenceUnconfirmedError(
+      `GET /v1/orders/${id} answered 404, and GET /v1/usage on the same base URL failed too (${why}). ` +
+        "So the 404 may come from a wrong proxy:baseUrl (or PROXY_API_BASE_URL) or an outage, " +
+        `not from a missing order: order ${id} stays in the state. Check the base URL (scheme, host and port only, ` +
+        "without /v1), then refresh again.",
+      {
+        status: first.status,
+        code: "absence_unconfirmed",
+        requestId: first.requestId,
+        method: first.method,
+        path: first.path,
+        cause: error instanceof Error ? error : undefined,
+      },
+    );
+  }
+  return "gone";
+}
