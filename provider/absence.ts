@@ -7,9 +7,9 @@
  *      everything).
  */
 import { setTimeout as sleepFor } from "node:timers/promises";
-import type { ProxyApiClient } from "./api/client";
-import { NotFoundError, ProxyApiError } from "./api/errors";
-import type { Order } from "./api/schemas";
+import type { ProxyApiClient } from "../client/client";
+import { NotFoundError, ProxyApiError } from "../client/errors";
+import type { Order } from "../contract/types";
 
 /** How long a 404 must hold. */
 export interface AbsenceCheckOptions {

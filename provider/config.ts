@@ -2,7 +2,14 @@
  * Where the provider's settings come from, in one place: the stack's `proxy:*` config first, then the environment.
  */
 import { isIP } from "node:net";
-import { ConfigurationError } from "./api/errors";
+import { ProxyError } from "../client/errors";
+
+/** The configuration is missing or unsafe; raised before any request is made. */
+export class ConfigurationError extends ProxyError {
+  constructor(message: string) {
+    super(message, "configuration");
+  }
+}
 
 /** Each setting: its config key and its environment variable. The README's table lists the same. */
 export const CONFIG_KEYS = {

@@ -1,37 +1,24 @@
 /**
  * The ProxyOrder provider methods, as the Pulumi engine calls them inside the provider process.
  *
- * The API has no cancel endpoint, so a purchase is never undone: create buys (once, by idempotency key), update only
- * resumes waiting, delete only stops tracking. Every order that was made ends up in the state, in the outputs or in
- * an error message.
+ * The API has no cancel endpoint, so a purchase is never undone: create buys (once, by idempotency key) or adopts,
+ * update only resumes waiting, delete only stops tracking. Every order that was made ends up in the state, in the
+ * outputs or in an error message, and leaves the state only when its absence is certain (absence.ts).
  */
+import type * as pulumi from "@pulumi/pulumi";
+import { ProxyApiClient } from "../client/client";
+import { AuthenticationError, NotFoundError, PermissionError, ProxyError } from "../client/errors";
+import type { ClientOptions } from "../client/request";
+import { isPendingState, isSpentState, isTargetState } from "../contract/states";
+import type { Order } from "../contract/types";
 import { confirmOrderGone, type AbsenceCheckOptions } from "./absence";
-import { ProxyApiClient } from "./api/client";
-import { AuthenticationError, NotFoundError, PermissionError } from "./api/errors";
-import type { ClientOptions } from "./api/request";
-import type { Order } from "./api/schemas";
-import { resolveSettings, type ConfigLookup, type ProviderSettings } from "./config";
+import { resolveSettings, type ConfigLookup } from "./config";
 import { formatDuration, parseDuration } from "./duration";
 import { nextPurchaseKey } from "./idempotency";
+import { checkInputs, INPUT_DEFAULTS } from "./inputs";
 import { inputsOf, toOutputs, type OrderInputs, type OrderOutputs } from "./order-state";
-import {
-  FAILED_STATES,
-  OrderFailedError,
-  OrderWaitTimeoutError,
-  PENDING_STATES,
-  TARGET_STATES,
-  waitForOrder,
-  type WaitOptions,
-} from "./wait";
-
-/** How the engine marks a value it does not know yet (during preview). */
-export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
-
-/** Input defaults; the README's resource table lists the same. */
-export const INPUT_DEFAULTS = { waitForReady: true, readyTimeout: "20m" } as const;
-
-/** The longest readyTimeout accepted. */
-const MAX_READY_TIMEOUT_MS = 24 * 3_600_000;
+import { PartialOrderError, partialProperties, UNKNOWN, type WithProvider } from "./pulumi-host";
+import { OrderFailedError, OrderWaitTimeoutError, waitForOrder, type WaitOptions } from "./wait";
 
 /** Re-purchases after spent orders, per create, before giving up (each one was reported). */
 const MAX_REPURCHASES = 3;
@@ -53,144 +40,157 @@ export interface OrderProviderOptions {
   /** Environment for the `PROXY_API_*` fallbacks. @default process.env */
   env?: NodeJS.ProcessEnv;
   log?: ProviderLog;
-  /** Extra client options (tests inject a dispatcher and a no-wait sleep). */
+  /** Extra client options (tests shorten the retries or inject a dispatcher). */
   client?: Partial<ClientOptions>;
-  /** Extra waiter options (tests shorten the polls). */
-  wait?: Partial<Omit<WaitOptions, "deadline">>;
+  /** Extra waiter options (tests use a simulated clock or shorter polls). */
+  wait?: Partial<Omit<WaitOptions, "client" | "orderId" | "deadline">>;
   /** How long a 404 must hold before an order counts as gone (tests shorten it). */
   absence?: AbsenceCheckOptions;
 }
 
-/** A failure `check` reports for one property. */
-export interface CheckFailure {
-  property: string;
-  reason: string;
-}
-
-/** An error that tells the engine the order exists although the operation failed (a partial create or update). */
-export class PartialOrderError extends Error {
-  constructor(
-    message: string,
-    readonly id: string,
-    readonly properties: Record<string, unknown>,
-    readonly reasons: string[],
-  ) {
-    super(message);
-    this.name = "PartialOrderError";
-  }
-}
+/** Inputs as `check` receives them: anything, until it has validated them. */
+type UncheckedInputs = Partial<Record<keyof OrderInputs, unknown>>;
 
 /** Creates the provider object whose methods the serialized ProxyOrder provider calls. */
 export function createOrderProvider(options: OrderProviderOptions = {}) {
   let lookup: ConfigLookup = () => undefined;
   const log: ProviderLog = options.log ?? pulumiLog();
 
-  const settings = (): ProviderSettings => resolveSettings(lookup, options.env ?? process.env);
-  const withClient = async <T>(use: (client: ProxyApiClient) => Promise<T>): Promise<T> => {
-    const { baseUrl, apiKey } = settings();
-    const client = new ProxyApiClient({
+  /** The process's client for the current settings (one connection pool, reused across calls). */
+  const client = (): ProxyApiClient => {
+    const { baseUrl, apiKey } = resolveSettings(lookup, options.env ?? process.env);
+    return ProxyApiClient.shared({
       baseUrl,
       apiKey,
       onRetry: (e) =>
         log.info(`proxy: ${e.method} ${e.path} failed (${e.status ?? e.code}); retry ${e.attempt} in ${formatDuration(e.delayMs)}`),
       ...options.client,
     });
+  };
+
+  /** The order, or "gone" when its absence is certain; rejects when a 404 cannot be confirmed. */
+  const readOrder = async (api: ProxyApiClient, id: string): Promise<Order | "gone"> => {
     try {
-      return await use(client);
-    } finally {
-      await client.close();
+      return (await api.getOrder(id)).order;
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+      return confirmOrderGone(api, id, error, options.absence);
     }
   };
 
-  const wait = (client: ProxyApiClient, inputs: OrderInputs, orderId: string, lastSeen?: Order) =>
-    waitForOrder(client, orderId, {
-      deadline: Date.now() + (parseDuration(inputs.readyTimeout) ?? 0),
-      lastSeen,
-      onProgress: (p) =>
-        log.info(`proxy: order ${p.orderId} is ${p.status} (waited ${formatDuration(p.waitedMs)})`),
-      ...options.wait,
-    });
-
   /** Waits for the order; a timeout or lost contact becomes a partial result carrying the order's id. */
   const waitOrRecord = async (
-    client: ProxyApiClient,
-    inputs: OrderInputs & { __provider?: unknown },
+    api: ProxyApiClient,
+    inputs: WithProvider<OrderInputs>,
     order: Order,
     purchaseKey: string | null,
   ): Promise<OrderOutputs> => {
     try {
-      return toOutputs(inputs, await wait(client, inputs, order.id, order), purchaseKey);
+      const ready = await waitForOrder({
+        client: api,
+        orderId: order.id,
+        deadline: Date.now() + (parseDuration(inputs.readyTimeout) ?? 0),
+        lastSeen: order,
+        onProgress: (p) => log.info(`proxy: order ${p.orderId} is ${p.status} (waited ${formatDuration(p.waitedMs)})`),
+        ...options.wait,
+      });
+      return toOutputs(inputs, ready, purchaseKey);
     } catch (error) {
       if (error instanceof OrderFailedError) {
-        throw new Error(
+        throw new ProxyError(
           `${error.message} Nothing usable was provisioned and it is not kept in the state. ` +
             (inputs.adoptOrderId
               ? "Remove adoptOrderId to buy a new order with the next `pulumi up`."
               : "Run `pulumi up` again to buy again: the retry uses an idempotency key derived from this failed order, " +
                 "so it cannot buy twice."),
+          "order_failed",
+          { cause: error },
         );
       }
       const last = error instanceof OrderWaitTimeoutError && error.lastSeen ? error.lastSeen : order;
-      const why = error instanceof Error ? error.message : String(error);
-      const properties = { ...toOutputs(inputs, last, purchaseKey), __provider: inputs.__provider };
+      const why = (error instanceof Error ? error.message : String(error)).replace(/\.\s*$/, "");
       const message =
-        `${why} Order ${order.id} is recorded in the state with status "${last.status}"; ` +
+        `${why}. Order ${order.id} is recorded in the state with status "${last.status}"; ` +
         "run `pulumi up` again to resume waiting (nothing is bought again), or `pulumi refresh` to see its state.";
-      // The engine prints the reasons of a partial create, not the message: both carry the whole text.
-      throw new PartialOrderError(message, order.id, properties, [message]);
+      throw new PartialOrderError(message, order.id, partialProperties(toOutputs(inputs, last, purchaseKey), inputs));
     }
   };
 
-  /** The order, or "gone" when its absence is certain; rejects when a 404 cannot be confirmed. */
-  const readOrder = async (client: ProxyApiClient, id: string): Promise<Order | "gone"> => {
-    try {
-      return (await client.getOrder(id)).order;
-    } catch (error) {
-      if (!(error instanceof NotFoundError)) throw error;
-      return confirmOrderGone(client, id, error, options.absence);
+  /** Buys the plan, or carries on with the order an earlier run bought with the same key. */
+  const buy = async (api: ProxyApiClient, inputs: WithProvider<OrderInputs>) => {
+    let key = inputs.idempotencyKey;
+    for (let repurchase = 0; ; repurchase++) {
+      const { order, replayed, boughtBeforeThisCall } = await api.createOrder({ planId: inputs.planId, idempotencyKey: key });
+      // Only an order bought before this create began may be bought again. A spent order this very call may have
+      // bought (its answer lost, then replayed) goes on to the waiter, which reports it as failed, by id.
+      if (!(boughtBeforeThisCall && isSpentState(order.status))) {
+        if (replayed) {
+          log.info(`proxy: order ${order.id} was bought earlier with this key; carrying on with it (not bought again)`);
+        }
+        const outs = inputs.waitForReady ? await waitOrRecord(api, inputs, order, key) : toOutputs(inputs, order, key);
+        return { id: order.id, outs };
+      }
+      if (repurchase >= MAX_REPURCHASES) {
+        throw new ProxyError(
+          `Order ${order.id} for plan ${inputs.planId} ended "${order.status}", as did the ${repurchase} purchases before it. ` +
+            "Not buying again automatically; check the plan with the provider's support.",
+          "repeated_failures",
+        );
+      }
+      log.warn(
+        `proxy: order ${order.id} (bought by an earlier run with this key) ended "${order.status}"; buying again with a key derived from it`,
+      );
+      key = nextPurchaseKey(key, order.id);
     }
   };
 
   /** Tracks an order that exists instead of buying one: the stand-in for `pulumi import`. */
-  const adopt = async (client: ProxyApiClient, inputs: OrderInputs & { __provider?: unknown }, id: string) => {
-    const order = await readOrder(client, id);
+  const adopt = async (api: ProxyApiClient, inputs: WithProvider<OrderInputs>, id: string) => {
+    const order = await readOrder(api, id);
     if (order === "gone") {
-      throw new Error(`adoptOrderId: order ${id} does not exist for this API key. Check the id (\`pulumi stack output\` of the old stack, or the provider's dashboard); nothing was bought.`);
-    }
-    if (order.planId !== inputs.planId) {
-      throw new Error(
-        `adoptOrderId: order ${id} is for plan "${order.planId}", but planId is "${inputs.planId}". ` +
-          `Set planId to "${order.planId}" to adopt it; nothing was bought.`,
+      throw new ProxyError(
+        `adoptOrderId: order ${id} does not exist for this API key. Check the id (the orderId output of the old stack, ` +
+          "or the provider's dashboard); nothing was bought.",
+        "adopt_not_found",
       );
     }
-    if (FAILED_STATES.includes(order.status)) {
-      throw new Error(
+    if (order.planId !== inputs.planId) {
+      throw new ProxyError(
+        `adoptOrderId: order ${id} is for plan "${order.planId}", but planId is "${inputs.planId}". ` +
+          `Set planId to "${order.planId}" to adopt it; nothing was bought.`,
+        "adopt_plan_mismatch",
+      );
+    }
+    if (isSpentState(order.status)) {
+      throw new ProxyError(
         `adoptOrderId: order ${id} ended "${order.status}" and has no usable proxies. Remove adoptOrderId to buy a new order; nothing was bought.`,
+        "adopt_spent",
       );
     }
     log.info(`proxy: adopting order ${id} (${order.status}); nothing is bought`);
-    const ready = inputs.waitForReady && !TARGET_STATES.includes(order.status);
-    return { id: order.id, outs: ready ? await waitOrRecord(client, inputs, order, null) : toOutputs(inputs, order, null) };
+    const wait = inputs.waitForReady && !isTargetState(order.status);
+    return { id: order.id, outs: wait ? await waitOrRecord(api, inputs, order, null) : toOutputs(inputs, order, null) };
   };
 
-  return {
+  const provider = {
     /** Receives the stack's configuration once per provider process. */
-    async configure(req: { config: { get(key: string): string | undefined } }): Promise<void> {
+    async configure(req: pulumi.dynamic.ConfigureRequest) {
       lookup = (key) => req.config.get(key);
     },
 
     /** Validates inputs and applies defaults; unknown values (preview) pass. */
-    async check(_olds: Record<string, unknown>, news: Record<string, unknown>) {
+    async check(_olds: UncheckedInputs, news: UncheckedInputs) {
       const failures = checkInputs(news);
       if (failures.length === 0) {
         // Fail a preview that could never run: missing or unsafe configuration.
-        settings();
+        resolveSettings(lookup, options.env ?? process.env);
       }
+      // Valid once there are no failures (the engine stops otherwise); unknown values stay as the engine sent them.
       const inputs = {
         ...news,
         waitForReady: news.waitForReady ?? INPUT_DEFAULTS.waitForReady,
         readyTimeout: news.readyTimeout ?? INPUT_DEFAULTS.readyTimeout,
-      };
+      } as WithProvider<OrderInputs>;
       return { inputs, failures };
     },
 
@@ -201,13 +201,13 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
     async diff(_id: string, olds: OrderOutputs, news: OrderInputs) {
       const replaces: string[] = [];
       if (news.planId !== olds.planId) replaces.push("planId");
-      if (FAILED_STATES.includes(olds.status)) replaces.push("status");
+      if (isSpentState(olds.status)) replaces.push("status");
       const adopts = typeof news.adoptOrderId === "string" && news.adoptOrderId !== olds.orderId;
       if (adopts) replaces.push("adoptOrderId");
       const changed =
         (["waitForReady", "readyTimeout", "idempotencyKey"] as const).some((key) => news[key] !== olds[key]) ||
         (news.adoptOrderId ?? null) !== (olds.adoptOrderId ?? null);
-      const resumes = PENDING_STATES.includes(olds.status) && news.waitForReady !== false;
+      const resumes = isPendingState(olds.status) && news.waitForReady !== false;
       if (replaces.length > 0 && !adopts) {
         log.warn(
           `proxy: replacing order ${olds.orderId} (plan ${olds.planId}, ${olds.status}) buys a new order for plan ` +
@@ -215,89 +215,59 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
             "the API has no cancel endpoint, so it stays with the account until it expires.",
         );
       }
-      return {
-        changes: replaces.length > 0 || changed || resumes,
-        replaces,
-        deleteBeforeReplace: false,
-      };
+      return { changes: replaces.length > 0 || changed || resumes, replaces, deleteBeforeReplace: false };
     },
 
     /** Buys the plan (once, by idempotency key), or adopts an existing order, and waits unless told not to. */
-    async create(inputs: OrderInputs & { __provider?: unknown }) {
-      return withClient(async (client) => {
-        if (inputs.adoptOrderId) {
-          return adopt(client, inputs, inputs.adoptOrderId);
-        }
-        let key = inputs.idempotencyKey;
-        for (let repurchase = 0; ; repurchase++) {
-          const { order, replayed, boughtBeforeThisCall } = await client.createOrder({ planId: inputs.planId, idempotencyKey: key });
-          // Only an order bought before this create began may be bought again. A spent order this very call may have
-          // bought (its answer lost, then replayed) goes on to the waiter, which reports it as failed, by id.
-          const spentEarlier = boughtBeforeThisCall && FAILED_STATES.includes(order.status);
-          if (!spentEarlier) {
-            if (replayed) {
-              log.info(`proxy: order ${order.id} was bought earlier with this key; carrying on with it (not bought again)`);
-            }
-            const outs = inputs.waitForReady ? await waitOrRecord(client, inputs, order, key) : toOutputs(inputs, order, key);
-            return { id: order.id, outs };
-          }
-          if (repurchase >= MAX_REPURCHASES) {
-            throw new Error(
-              `Order ${order.id} for plan ${inputs.planId} ended "${order.status}", as did the ${repurchase} purchases before it. ` +
-                "Not buying again automatically; check the plan with the provider's support.",
-            );
-          }
-          log.warn(
-            `proxy: order ${order.id} (bought by an earlier run with this key) ended "${order.status}"; buying again with a key derived from it`,
-          );
-          key = nextPurchaseKey(key, order.id);
-        }
-      });
+    async create(inputs: WithProvider<OrderInputs>) {
+      const api = client();
+      return inputs.adoptOrderId ? adopt(api, inputs, inputs.adoptOrderId) : buy(api, inputs);
     },
 
     /**
-     * Refresh: the order as the API sees it now. It leaves the state only when its absence is certain (see
-     * absence.ts); a 401 or 403 explains which configuration a refresh uses.
+     * Refresh: the order as the API sees it now. It leaves the state only when its absence is certain (absence.ts);
+     * a 401 or 403 explains which configuration a refresh uses.
      */
-    async read(id: string, props: OrderOutputs) {
-      return withClient(async (client) => {
-        try {
-          const order = await readOrder(client, id);
-          if (order === "gone") {
-            log.warn(`proxy: order ${id} no longer exists (404 confirmed, and the API answers otherwise); it leaves the state`);
-            return {};
-          }
-          return { id, props: toOutputs(props, order, props.purchaseKey ?? null), inputs: inputsOf(props) };
-        } catch (error) {
-          if (error instanceof AuthenticationError || error instanceof PermissionError) {
-            throw error.withMessage(`${error.message.replace(/\s*\(request id [^)]*\)$/, "")} ${STORED_CONFIG_ADVICE}${error.requestId ? ` (request id ${error.requestId})` : ""}`);
-          }
-          throw error;
+    async read(id: string, props?: OrderOutputs) {
+      if (!props) throw new ProxyError(`Order ${id} has no stored properties to refresh.`, "no_properties");
+      try {
+        const order = await readOrder(client(), id);
+        if (order === "gone") {
+          log.warn(`proxy: order ${id} no longer exists (404 confirmed, and the API answers otherwise); it leaves the state`);
+          return {};
         }
-      });
+        // `inputs` lets the engine diff against what the program declares, so a refresh leaves no phantom diff.
+        return { id, props: toOutputs(props, order, props.purchaseKey ?? null), inputs: inputsOf(props) };
+      } catch (error) {
+        if (error instanceof AuthenticationError || error instanceof PermissionError) {
+          const said = error.message.replace(/\s*\(request id [^)]*\)$/, "");
+          throw error.withMessage(`${said} ${STORED_CONFIG_ADVICE}${error.requestId ? ` (request id ${error.requestId})` : ""}`);
+        }
+        throw error;
+      }
     },
 
     /** Changes no purchase: resumes waiting for an order recorded before it was ready, else records the new inputs. */
-    async update(id: string, olds: OrderOutputs, news: OrderInputs & { __provider?: unknown }) {
-      if (PENDING_STATES.includes(olds.status) && news.waitForReady) {
-        return withClient(async (client) => {
-          log.info(`proxy: resuming the wait for order ${id} (recorded as ${olds.status}); nothing is bought`);
-          const order = await readOrder(client, id);
-          if (order === "gone") {
-            throw new Error(
-              `Order ${id} no longer exists (404 confirmed, and the API answers otherwise). It is kept in the state ` +
-                "until `pulumi refresh` removes it; nothing was bought.",
-            );
-          }
-          return { outs: await waitOrRecord(client, news, order, olds.purchaseKey ?? null) };
-        });
+    async update(id: string, olds: OrderOutputs, news: WithProvider<OrderInputs>) {
+      if (!(isPendingState(olds.status) && news.waitForReady)) {
+        return { outs: { ...olds, ...inputsOf(news) } };
       }
-      return { outs: { ...olds, ...inputsOf(news) } };
+      const api = client();
+      log.info(`proxy: resuming the wait for order ${id} (recorded as ${olds.status}); nothing is bought`);
+      const order = await readOrder(api, id);
+      if (order === "gone") {
+        throw new ProxyError(
+          `Order ${id} no longer exists (404 confirmed, and the API answers otherwise). It is kept in the state ` +
+            "until `pulumi refresh` removes it; nothing was bought.",
+          "order_gone",
+        );
+      }
+      return { outs: await waitOrRecord(api, news, order, olds.purchaseKey ?? null) };
     },
 
     /** The API cannot cancel an order: this only stops tracking it. */
     async delete(id: string, props: OrderOutputs) {
-      if (FAILED_STATES.includes(props.status)) {
+      if (isSpentState(props.status)) {
         log.info(`proxy: order ${id} (plan ${props.planId}, ${props.status}) is no longer tracked`);
         return;
       }
@@ -307,55 +277,21 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
       );
     },
   };
+  // Checked against Pulumi's own interface. The SDK types the `inputs` that `read` returns (read by the engine since
+  // 3.216) as Outputs; they are the inputs, so that one member is checked with the honest type.
+  type Engine = pulumi.dynamic.ResourceProvider<WithProvider<OrderInputs>, OrderOutputs>;
+  type Read = (id: string, props?: OrderOutputs) => Promise<Omit<pulumi.dynamic.ReadResult<OrderOutputs>, "inputs"> & { inputs?: OrderInputs }>;
+  return provider satisfies Omit<Engine, "read"> & { read: Read };
 }
 
 /** The provider object's type. */
 export type OrderProvider = ReturnType<typeof createOrderProvider>;
 
-/** Checks every input; returns one failure per bad property, naming what is allowed. */
-export function checkInputs(news: Record<string, unknown>): CheckFailure[] {
-  const failures: CheckFailure[] = [];
-  const known = (value: unknown) => value !== UNKNOWN;
-  const { planId, waitForReady, readyTimeout, idempotencyKey, adoptOrderId } = news;
-  if (known(planId)) {
-    if (typeof planId !== "string" || planId.trim() === "") {
-      failures.push({ property: "planId", reason: "planId is required: the id of the plan to buy, such as \"dc-us-5\"." });
-    } else if (planId.length > 128) {
-      failures.push({ property: "planId", reason: `planId must be at most 128 characters (got ${planId.length}).` });
-    }
-  }
-  if (waitForReady !== undefined && known(waitForReady) && typeof waitForReady !== "boolean") {
-    failures.push({ property: "waitForReady", reason: "waitForReady must be true or false." });
-  }
-  if (readyTimeout !== undefined && known(readyTimeout)) {
-    const ms = typeof readyTimeout === "string" ? parseDuration(readyTimeout) : undefined;
-    if (ms === undefined || ms <= 0 || ms > MAX_READY_TIMEOUT_MS) {
-      failures.push({
-        property: "readyTimeout",
-        reason: `readyTimeout must be a duration such as "20m", "90s" or "1h30m", from 1s to 24h (got ${JSON.stringify(readyTimeout)}).`,
-      });
-    }
-  }
-  if (known(idempotencyKey) && (typeof idempotencyKey !== "string" || !/^[\x21-\x7e]{1,255}$/.test(idempotencyKey))) {
-    failures.push({
-      property: "idempotencyKey",
-      reason: "idempotencyKey must be 1 to 255 visible ASCII characters (no spaces).",
-    });
-  }
-  if (adoptOrderId !== undefined && adoptOrderId !== null && known(adoptOrderId) && (typeof adoptOrderId !== "string" || adoptOrderId.trim() === "" || adoptOrderId.length > 255)) {
-    failures.push({
-      property: "adoptOrderId",
-      reason: "adoptOrderId must be the id of an existing order, such as \"ord_...\" (the orderId output of the stack that bought it).",
-    });
-  }
-  return failures;
-}
-
 /** Pulumi's log, loaded lazily: it is only there when the provider runs under the Pulumi engine. */
 function pulumiLog(): ProviderLog {
-  const pulumi = () => require("@pulumi/pulumi") as typeof import("@pulumi/pulumi");
+  const pulumiModule = () => require("@pulumi/pulumi") as typeof import("@pulumi/pulumi");
   return {
-    info: (message) => void pulumi().log.info(message),
-    warn: (message) => void pulumi().log.warn(message),
+    info: (message) => void pulumiModule().log.info(message),
+    warn: (message) => void pulumiModule().log.warn(message),
   };
 }

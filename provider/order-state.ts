@@ -1,7 +1,7 @@
 /**
  * The shapes a ProxyOrder has in Pulumi's state, and the conversion from an API order to them.
  */
-import type { Order, Proxy } from "./api/schemas";
+import type { Order, ProxyRecord, StatusReason } from "../contract/types";
 
 /** Inputs of a ProxyOrder after `check` applied the defaults. */
 export interface OrderInputs {
@@ -14,7 +14,7 @@ export interface OrderInputs {
 }
 
 /** A proxy as the resource exposes it: every field of the API's record but the credentials. */
-export type ProxyInfo = Omit<Proxy, "username" | "password">;
+export type ProxyInfo = Omit<ProxyRecord, "username" | "password">;
 
 /** Credentials of one proxy, in the same position as the proxy in `proxies`. Always a secret output. */
 export interface ProxyCredential {
@@ -29,7 +29,7 @@ export interface OrderOutputs extends OrderInputs {
   orderId: string;
   status: string;
   /** Why the order failed or was cancelled, when it did. */
-  statusReason: string | null;
+  statusReason: StatusReason | null;
   createdAt: string | null;
   readyAt: string | null;
   proxies: ProxyInfo[];
@@ -54,7 +54,7 @@ export const OUTPUT_ONLY_PROPERTIES = [
 ] as const;
 
 /** Splits the order's proxies into public records and credentials. */
-export function splitCredentials(proxies: Proxy[]): { proxies: ProxyInfo[]; credentials: ProxyCredential[] } {
+export function splitCredentials(proxies: ProxyRecord[]): { proxies: ProxyInfo[]; credentials: ProxyCredential[] } {
   return {
     proxies: proxies.map(({ username: _u, password: _p, ...info }) => info),
     credentials: proxies.map(({ ip, port, username, password }) => ({ ip, port, username, password })),
@@ -72,7 +72,7 @@ export function toOutputs(inputs: OrderInputs, order: Order, purchaseKey: string
     ...(inputs.adoptOrderId === undefined ? {} : { adoptOrderId: inputs.adoptOrderId }),
     orderId: order.id,
     status: order.status,
-    statusReason: reason ? [reason.code, reason.message].filter(Boolean).join(": ") || null : null,
+    statusReason: reason ? { code: reason.code, message: reason.message } : null,
     createdAt: order.createdAt ?? null,
     readyAt: order.readyAt ?? null,
     ...splitCredentials(order.proxies ?? []),

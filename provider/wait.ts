@@ -1,37 +1,60 @@
 /**
  * Waits for an order to finish provisioning, in the manner of Terraform's state-change waiter: pending states wait,
- * target states return, anything else fails at once, and an overall deadline names the last state seen.
+ * the target state returns, anything else fails at once, an overall deadline names the last state seen, and an
+ * `AbortSignal` cancels the wait.
+ *
+ * The schedule (docs/benchmarks.md measures it): the pause after a poll is 250 ms plus a tenth of the time waited so
+ * far, at most `maxPollMs`. So an order that becomes ready after T is seen at most 250 ms + T/10 late, with a number of
+ * polls that grows with the logarithm of T. An `estimated_ready_at` adds one poll at that moment (never removes one),
+ * so an exact estimate is seen at once and a wrong one costs nothing; `Retry-After` is honoured as the server's floor.
  */
 import { setTimeout as sleepFor } from "node:timers/promises";
-import type { ProxyApiClient } from "./api/client";
-import { NotFoundError } from "./api/errors";
-import type { Order } from "./api/schemas";
+import type { ProxyApiClient } from "../client/client";
+import { NotFoundError, ProxyError } from "../client/errors";
+import {
+  isPendingState,
+  isSpentState,
+  isTargetState,
+  PENDING_ORDER_STATES,
+  SPENT_ORDER_STATES,
+  TARGET_ORDER_STATES,
+} from "../contract/states";
+import type { Order } from "../contract/types";
 import { formatDuration } from "./duration";
 
-/** The contract's order states, by what the waiter does with them. */
-export const PENDING_STATES: readonly string[] = ["pending", "provisioning"];
-export const TARGET_STATES: readonly string[] = ["active"];
-/** Terminal failures: the purchase will never produce proxies. */
-export const FAILED_STATES: readonly string[] = ["failed", "cancelled", "expired"];
+/** Defaults of the schedule; each {@link WaitOptions} field documents its own. */
+export const DEFAULT_WAIT_SCHEDULE = {
+  basePollMs: 250,
+  pollGrowth: 0.1,
+  maxPollMs: 30_000,
+  notFoundWindowMs: 10_000,
+  progressEveryMs: 30_000,
+} as const;
 
-/** Options of {@link waitForOrder}. */
+/** Everything {@link waitForOrder} needs. */
 export interface WaitOptions {
+  client: Pick<ProxyApiClient, "getOrder">;
+  orderId: string;
   /** Epoch milliseconds after which waiting stops with an OrderWaitTimeoutError. */
   deadline: number;
-  /** Shortest pause between polls. @default 1000 */
-  minPollMs?: number;
-  /** Longest pause between polls. @default 30000 */
-  maxPollMs?: number;
-  /** `404` answers tolerated before the order counts as missing (the contract's read-after-write burst). @default 5 */
-  notFoundTolerance?: number;
-  /** Called on every state change and at most every `progressEveryMs` otherwise. */
-  onProgress?: (progress: WaitProgress) => void;
-  /** @default 30000 */
-  progressEveryMs?: number;
+  /** Cancels the wait; it then rejects with an OrderWaitCancelledError. */
+  signal?: AbortSignal;
   /** The order as last seen, to start from (for example the response of the POST). */
   lastSeen?: Order;
-  sleep?: (ms: number) => Promise<void>;
-  now?: () => number;
+  /** Called on every state change and at most every `progressEveryMs` otherwise. */
+  onProgress?: (progress: WaitProgress) => void;
+  /** The constant part of each pause. @default 250 */
+  basePollMs?: number;
+  /** The part of the time waited so far added to each pause. @default 0.1 */
+  pollGrowth?: number;
+  /** Longest pause between polls. @default 30000 */
+  maxPollMs?: number;
+  /** How long `404` answers are taken for the contract's read-after-write burst before they count. @default 10000 */
+  notFoundWindowMs?: number;
+  /** @default 30000 */
+  progressEveryMs?: number;
+  /** Clock and sleep; tests pass a simulated pair. @default the real ones */
+  clock?: { now(): number; sleep(ms: number, signal?: AbortSignal): Promise<void> };
 }
 
 /** A progress report while waiting. */
@@ -42,109 +65,139 @@ export interface WaitProgress {
 }
 
 /** The order reached a state that will never become active. */
-export class OrderFailedError extends Error {
+export class OrderFailedError extends ProxyError {
   constructor(readonly order: Order) {
     const reason = order.statusReason?.message ?? order.statusReason?.code;
-    super(`Order ${order.id} (plan ${order.planId}) ended "${order.status}"${reason ? `: ${reason}` : ""}.`);
-    this.name = "OrderFailedError";
+    super(`Order ${order.id} (plan ${order.planId}) ended "${order.status}"${reason ? `: ${reason.replace(/\.$/, "")}` : ""}.`, "order_failed");
   }
 }
 
 /** The order is in a state the contract does not name; waiting on would be guessing. */
-export class UnexpectedOrderStateError extends Error {
+export class UnexpectedOrderStateError extends ProxyError {
   constructor(readonly order: Order) {
     super(
       `Order ${order.id} is in the state "${order.status}", which this provider does not know ` +
-        `(expected one of ${[...PENDING_STATES, ...TARGET_STATES, ...FAILED_STATES].join(", ")}). ` +
+        `(expected one of ${[...PENDING_ORDER_STATES, ...TARGET_ORDER_STATES, ...SPENT_ORDER_STATES].join(", ")}). ` +
         "The API may have changed; please report it.",
+      "unexpected_order_state",
     );
-    this.name = "UnexpectedOrderStateError";
   }
 }
 
 /** The deadline passed before the order became active. */
-export class OrderWaitTimeoutError extends Error {
+export class OrderWaitTimeoutError extends ProxyError {
   constructor(
     readonly orderId: string,
     readonly lastSeen: Order | undefined,
     readonly waitedMs: number,
   ) {
     super(
-      `Order ${orderId} was not ready after ${formatDuration(waitedMs)} ` +
-        `(last state: ${lastSeen?.status ?? "not yet visible"}).`,
+      `Order ${orderId} was not ready after ${formatDuration(waitedMs)} ` + `(last state: ${lastSeen?.status ?? "not yet visible"}).`,
+      "wait_timeout",
     );
-    this.name = "OrderWaitTimeoutError";
   }
 }
 
+/** The wait was cancelled through its signal. */
+export class OrderWaitCancelledError extends ProxyError {
+  constructor(
+    readonly orderId: string,
+    readonly lastSeen: Order | undefined,
+  ) {
+    super(`Waiting for order ${orderId} was cancelled (last state: ${lastSeen?.status ?? "not yet visible"}).`, "wait_cancelled");
+  }
+}
+
+const realClock = { now: () => Date.now(), sleep: (ms: number, signal?: AbortSignal) => sleepFor(ms, undefined, { signal }) };
+
 /** Polls `GET /v1/orders/{id}` until the order is active; rejects with one of the errors above or the client's. */
-export async function waitForOrder(client: Pick<ProxyApiClient, "getOrder">, orderId: string, options: WaitOptions): Promise<Order> {
-  const sleep = options.sleep ?? ((ms: number) => sleepFor(ms));
-  const now = options.now ?? Date.now;
-  const minPollMs = options.minPollMs ?? 1000;
-  const maxPollMs = options.maxPollMs ?? 30_000;
-  const tolerance = options.notFoundTolerance ?? 5;
-  const progressEveryMs = options.progressEveryMs ?? 30_000;
-  const started = now();
+export async function waitForOrder(options: WaitOptions): Promise<Order> {
+  const { client, orderId, signal } = options;
+  const clock = options.clock ?? realClock;
+  const schedule = {
+    basePollMs: options.basePollMs ?? DEFAULT_WAIT_SCHEDULE.basePollMs,
+    pollGrowth: options.pollGrowth ?? DEFAULT_WAIT_SCHEDULE.pollGrowth,
+    maxPollMs: options.maxPollMs ?? DEFAULT_WAIT_SCHEDULE.maxPollMs,
+  };
+  const notFoundWindowMs = options.notFoundWindowMs ?? DEFAULT_WAIT_SCHEDULE.notFoundWindowMs;
+  const progressEveryMs = options.progressEveryMs ?? DEFAULT_WAIT_SCHEDULE.progressEveryMs;
+  const started = clock.now();
   let lastSeen = options.lastSeen;
   let lastReportedStatus: string | undefined;
   let lastReportAt = started;
-  let notFound = 0;
+  let firstNotFoundAt: number | undefined;
 
-  for (let poll = 0; ; poll++) {
-    let hintMs: number | undefined;
+  const judge = (order: Order): Order | undefined => {
+    if (isTargetState(order.status)) return order;
+    if (isSpentState(order.status)) throw new OrderFailedError(order);
+    if (!isPendingState(order.status)) throw new UnexpectedOrderStateError(order);
+    const at = clock.now();
+    if (order.status !== lastReportedStatus || at - lastReportAt >= progressEveryMs) {
+      options.onProgress?.({ orderId, status: order.status, waitedMs: at - started });
+      lastReportedStatus = order.status;
+      lastReportAt = at;
+    }
+    return undefined;
+  };
+
+  let hintMs: number | undefined;
+  if (lastSeen) {
+    const done = judge(lastSeen);
+    if (done) return done;
+  }
+  for (;;) {
+    const now = clock.now();
+    const remaining = options.deadline - now;
+    if (remaining <= 0) throw new OrderWaitTimeoutError(orderId, lastSeen, now - started);
+    const pause = nextPollDelay({ waitedMs: now - started, now, order: lastSeen, retryAfterMs: hintMs, ...schedule });
     try {
-      const result = await client.getOrder(orderId);
+      await clock.sleep(Math.min(remaining, pause), signal);
+      const result = await client.getOrder(orderId, { signal });
       lastSeen = result.order;
       hintMs = result.retryAfterMs;
-      notFound = 0;
+      firstNotFoundAt = undefined;
     } catch (error) {
-      if (!(error instanceof NotFoundError) || notFound >= tolerance) {
-        throw error;
-      }
-      notFound += 1;
+      if (signal?.aborted) throw new OrderWaitCancelledError(orderId, lastSeen);
+      if (!(error instanceof NotFoundError)) throw error;
+      firstNotFoundAt ??= clock.now();
+      if (clock.now() - firstNotFoundAt >= notFoundWindowMs) throw error;
+      hintMs = undefined;
+      continue;
     }
-
-    if (lastSeen) {
-      const status = lastSeen.status;
-      if (TARGET_STATES.includes(status)) return lastSeen;
-      if (FAILED_STATES.includes(status)) throw new OrderFailedError(lastSeen);
-      if (!PENDING_STATES.includes(status)) throw new UnexpectedOrderStateError(lastSeen);
-      const at = now();
-      if (status !== lastReportedStatus || at - lastReportAt >= progressEveryMs) {
-        options.onProgress?.({ orderId, status, waitedMs: at - started });
-        lastReportedStatus = status;
-        lastReportAt = at;
-      }
-    }
-
-    const remaining = options.deadline - now();
-    if (remaining <= 0) {
-      throw new OrderWaitTimeoutError(orderId, lastSeen, now() - started);
-    }
-    await sleep(Math.min(remaining, nextPollDelay(poll, lastSeen, hintMs, now(), minPollMs, maxPollMs)));
+    const done = judge(lastSeen);
+    if (done) return done;
   }
 }
 
+/** What {@link nextPollDelay} decides from. */
+export interface PollDelayInput {
+  /** Time waited so far. */
+  waitedMs: number;
+  /** The current time (epoch milliseconds), to read `estimated_ready_at` against. */
+  now: number;
+  /** The order as last seen. */
+  order?: Order;
+  /** The server's `Retry-After` on the last poll. */
+  retryAfterMs?: number;
+  basePollMs: number;
+  pollGrowth: number;
+  maxPollMs: number;
+}
+
 /**
- * Capped exponential backoff (1.5x per poll), brought forward to `estimated_ready_at` when that comes sooner, and
- * never sooner than the server's `Retry-After`.
+ * The pause before the next poll: `basePollMs + pollGrowth × waited`, at most `maxPollMs`; brought forward to
+ * `estimated_ready_at` when that comes sooner (an extra poll, never a skipped one); and never sooner than the server's
+ * `Retry-After` (itself capped at `maxPollMs`).
  */
-export function nextPollDelay(
-  poll: number,
-  order: Order | undefined,
-  retryAfterMs: number | undefined,
-  now: number,
-  minPollMs: number,
-  maxPollMs: number,
-): number {
-  let delay = Math.min(maxPollMs, minPollMs * 1.5 ** poll);
-  const estimate = order?.estimatedReadyAt ? Date.parse(order.estimatedReadyAt) - now : Number.NaN;
-  if (Number.isFinite(estimate) && estimate > 0 && estimate < delay) {
-    delay = Math.max(minPollMs, estimate);
+export function nextPollDelay(input: PollDelayInput): number {
+  let delay = Math.min(input.maxPollMs, input.basePollMs + input.pollGrowth * input.waitedMs);
+  const estimate = input.order?.estimatedReadyAt ? Date.parse(input.order.estimatedReadyAt) - input.now : Number.NaN;
+  // Just after the estimate, so that an exact estimate finds the order ready.
+  if (Number.isFinite(estimate) && estimate >= 0 && estimate + 20 < delay) {
+    delay = estimate + 20;
   }
-  if (retryAfterMs !== undefined) {
-    delay = Math.max(delay, Math.min(retryAfterMs, maxPollMs));
+  if (input.retryAfterMs !== undefined) {
+    delay = Math.max(delay, Math.min(input.retryAfterMs, input.maxPollMs));
   }
   return Math.round(delay);
 }

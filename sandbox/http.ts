@@ -2,23 +2,7 @@
  * Small HTTP helpers of the sandbox: JSON and problem+json responses.
  */
 import type { ServerResponse } from "node:http";
-
-/** The contract's error code for each status, when a handler names none. */
-const CODE_BY_STATUS: Record<number, string> = {
-  400: "invalid_request",
-  401: "unauthenticated",
-  402: "insufficient_balance",
-  403: "forbidden",
-  404: "not_found",
-  405: "method_not_allowed",
-  409: "idempotency_key_in_use",
-  422: "unprocessable",
-  429: "rate_limited",
-  500: "internal",
-  502: "unavailable",
-  503: "unavailable",
-  504: "unavailable",
-};
+import { defaultErrorCode } from "../contract";
 
 const TITLE_BY_STATUS: Record<number, string> = {
   400: "Invalid request",
@@ -51,7 +35,8 @@ export class Problem extends Error {
   }
 
   get code(): string {
-    return this.options.code ?? CODE_BY_STATUS[this.status] ?? "internal";
+    // 405 is the sandbox's own answer to a method a route lacks; the contract names no such case.
+    return this.options.code ?? (this.status === 405 ? "method_not_allowed" : defaultErrorCode(this.status));
   }
 }
 
@@ -89,4 +74,14 @@ export function sendProblem(res: ServerResponse, problem: Problem, requestId: st
     ...problem.options.headers,
   });
   res.end(text);
+}
+
+/** A body as JSON when it is JSON, else as text (for the request records). */
+export function parseMaybe(text: string): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }

@@ -1,11 +1,12 @@
 /**
  * The four endpoints of the contract, as the sandbox answers them.
  */
-import { KNOWN_PROXY_TYPES } from "../provider/api/schemas";
+import { createOrderRequestWire, IDEMPOTENCY_KEY_RULE, isValidIdempotencyKey, PROXY_TYPES } from "../contract";
 import { PLANS } from "./catalogue";
-import { bodyHash, decide, isValidKey } from "./idempotency";
+import { bodyHash, decide } from "./idempotency-store";
 import { Problem } from "./http";
-import type { Store, StoredProxy } from "./store";
+import type { SandboxState, StoredProxy } from "./state";
+import { activeProxies, orderView, proxyView, usageView } from "./views";
 
 /** A parsed request, as the handlers see it. */
 export interface RouteRequest {
@@ -30,7 +31,11 @@ export interface RouteResponse {
 
 /** What the handlers need besides the request. */
 export interface RouteContext {
-  store: Store;
+  state: SandboxState;
+  /** The sandbox clock's time for this request. */
+  now: number;
+  /** Send `estimated_ready_at` and `Retry-After` on pending orders. */
+  pollingHints: boolean;
   /** Provisioning time of a new order. */
   provisioningMs: number;
   /** Reads of a new order that answer 404 (the read-after-write fault). */
@@ -43,7 +48,7 @@ export interface RouteContext {
   onOrderCreated: (orderId: string, idempotencyKey: string | undefined) => void;
 }
 
-const KNOWN_TYPES = new Set<string>(KNOWN_PROXY_TYPES);
+const KNOWN_TYPES = new Set<string>(PROXY_TYPES);
 const ORDER_PATH = /^\/v1\/orders\/([^/]+)$/;
 
 /** Routes a request under /v1; throws Problem for every error. */
@@ -52,7 +57,7 @@ export async function route(req: RouteRequest, ctx: RouteContext): Promise<Route
   const handler =
     req.path === "/v1/proxies" ? { GET: () => listProxies(req, ctx) } :
     req.path === "/v1/orders" ? { POST: () => createOrder(req, ctx) } :
-    req.path === "/v1/usage" ? { GET: () => ({ status: 200, body: ctx.store.usage() }) } :
+    req.path === "/v1/usage" ? { GET: () => ({ status: 200, body: usageView(ctx.state, ctx.now) }) } :
     orderMatch ? { GET: () => getOrder(decodeURIComponent(orderMatch[1] ?? ""), ctx) } :
     undefined;
   if (!handler) {
@@ -84,7 +89,7 @@ function listProxies(req: RouteRequest, ctx: RouteContext): RouteResponse {
   }
   const countries = splitList(req.query.get("country")).map((c) => c.toUpperCase());
   const orderId = req.query.get("order_id");
-  const matches = ctx.store.activeProxies().filter(
+  const matches = activeProxies(ctx.state, ctx.now).filter(
     (p: StoredProxy) =>
       (types.length === 0 || types.includes(p.type)) &&
       (countries.length === 0 || countries.includes(p.country)) &&
@@ -97,7 +102,7 @@ function listProxies(req: RouteRequest, ctx: RouteContext): RouteResponse {
   return {
     status: 200,
     body: {
-      data: page.map((p) => ctx.store.proxyView(p)),
+      data: page.map((p) => proxyView(ctx.state, p)),
       has_more: hasMore,
       next_cursor: hasMore ? encodeCursor(next) : null,
     },
@@ -110,15 +115,15 @@ async function createOrder(req: RouteRequest, ctx: RouteContext): Promise<RouteR
   }
   const body = parseOrderBody(req.body);
   const key = req.headers["idempotency-key"];
-  if (key !== undefined && !isValidKey(key)) {
-    throw new Problem(400, "Idempotency-Key must be 1 to 255 visible ASCII characters.", {
+  if (key !== undefined && !isValidIdempotencyKey(key)) {
+    throw new Problem(400, `Idempotency-Key must be ${IDEMPOTENCY_KEY_RULE}.`, {
       errors: [{ pointer: "header:Idempotency-Key", detail: `length ${key.length}` }],
     });
   }
-  const { store } = ctx;
+  const { state, now } = ctx;
   const hash = bodyHash(body);
   if (key !== undefined) {
-    const decision = decide(store.idempotency.get(key), hash, store.now());
+    const decision = decide(state.idempotency.get(key), hash, now);
     if (decision.kind === "reused") {
       throw new Problem(422, "This Idempotency-Key was used with a different request body.", {
         code: "idempotency_key_reused",
@@ -131,11 +136,11 @@ async function createOrder(req: RouteRequest, ctx: RouteContext): Promise<RouteR
       });
     }
     if (decision.kind === "replay") {
-      const order = store.orders.get(decision.orderId);
+      const order = state.orders.get(decision.orderId);
       if (order) {
         return {
           status: 200,
-          body: store.orderView(order),
+          body: orderView(state, order, now, ctx.pollingHints),
           headers: { "idempotent-replayed": "true", location: `/v1/orders/${order.id}` },
         };
       }
@@ -148,37 +153,37 @@ async function createOrder(req: RouteRequest, ctx: RouteContext): Promise<RouteR
       errors: [{ pointer: "/plan_id", detail: "unknown plan" }],
     });
   }
-  if (plan.priceCents > store.balanceCents) {
-    throw new Problem(402, `The plan costs ${plan.priceCents} cents; the balance is ${store.balanceCents}.`);
+  if (plan.priceCents > state.balanceCents) {
+    throw new Problem(402, `The plan costs ${plan.priceCents} cents; the balance is ${state.balanceCents}.`);
   }
   if (key !== undefined) {
-    store.idempotency.set(key, { key, bodyHash: hash, createdAt: store.now() });
+    state.idempotency.set(key, { key, bodyHash: hash, createdAt: now });
   }
   try {
     await ctx.beforeCommit();
   } catch (error) {
-    if (key !== undefined) store.idempotency.delete(key);
+    if (key !== undefined) state.idempotency.delete(key);
     throw error;
   }
-  const order = store.createOrder(plan, ctx.provisioningMs, {
+  const order = state.createOrder(plan, now, ctx.provisioningMs, {
     hiddenReads: ctx.hiddenReadsForNewOrders,
     fails: ctx.takeFailNewOrder(),
   });
   if (key !== undefined) {
-    store.idempotency.set(key, { key, bodyHash: hash, orderId: order.id, createdAt: store.now() });
+    state.idempotency.set(key, { key, bodyHash: hash, orderId: order.id, createdAt: now });
   }
-  store.save();
+  state.save();
   ctx.onOrderCreated(order.id, key);
   return {
     status: 201,
-    body: store.orderView(order),
+    body: orderView(state, order, now, ctx.pollingHints),
     headers: { location: `/v1/orders/${order.id}` },
     committedOrderId: order.id,
   };
 }
 
 function getOrder(id: string, ctx: RouteContext): RouteResponse {
-  const order = ctx.store.orders.get(id);
+  const order = ctx.state.orders.get(id);
   if (!order) {
     throw new Problem(404, `No order has the id "${id}".`);
   }
@@ -186,9 +191,9 @@ function getOrder(id: string, ctx: RouteContext): RouteResponse {
     order.hiddenReads -= 1;
     throw new Problem(404, `No order has the id "${id}".`);
   }
-  const view = ctx.store.orderView(order);
+  const view = orderView(ctx.state, order, ctx.now, ctx.pollingHints);
   const pending = view.status === "pending" || view.status === "provisioning";
-  return { status: 200, body: view, headers: pending ? { "retry-after": "1" } : {} };
+  return { status: 200, body: view, headers: pending && ctx.pollingHints ? { "retry-after": "1" } : {} };
 }
 
 function parseOrderBody(text: string): { plan_id: string } {
@@ -198,23 +203,16 @@ function parseOrderBody(text: string): { plan_id: string } {
   } catch {
     throw new Problem(400, "The body must be JSON.", { errors: [{ pointer: "", detail: "malformed JSON" }] });
   }
-  if (body === null || typeof body !== "object" || Array.isArray(body)) {
-    throw new Problem(400, "The body must be a JSON object.", { errors: [{ pointer: "", detail: "not an object" }] });
+  const parsed = createOrderRequestWire.safeParse(body);
+  if (!parsed.success) {
+    const errors = parsed.error.issues.map((issue) =>
+      issue.code === "unrecognized_keys"
+        ? { pointer: issue.keys.map((k) => `/${k}`).join(","), detail: `unknown field: ${issue.keys.join(", ")}` }
+        : { pointer: `/${issue.path.join("/")}`, detail: issue.path[0] === "plan_id" ? "required, 1 to 128 characters" : issue.message },
+    );
+    throw new Problem(400, `The body is not valid: ${errors.map((e) => `${e.pointer || "(body)"} ${e.detail}`).join("; ")}.`, { errors });
   }
-  const record = body as Record<string, unknown>;
-  const extra = Object.keys(record).filter((k) => k !== "plan_id");
-  if (extra.length > 0) {
-    throw new Problem(400, `Unknown field: ${extra.join(", ")}.`, {
-      errors: extra.map((k) => ({ pointer: `/${k}`, detail: "unknown field" })),
-    });
-  }
-  const planId = record.plan_id;
-  if (typeof planId !== "string" || planId.length === 0 || planId.length > 128) {
-    throw new Problem(400, "plan_id must be a string of 1 to 128 characters.", {
-      errors: [{ pointer: "/plan_id", detail: "required, 1 to 128 characters" }],
-    });
-  }
-  return { plan_id: planId };
+  return parsed.data;
 }
 
 function splitList(value: string | null): string[] {

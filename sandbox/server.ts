@@ -5,11 +5,14 @@ import { randomBytes, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import { handleAdmin } from "./admin";
+import { createClock, type SandboxClock } from "./clock";
 import { Faults, type FailFault } from "./faults";
-import { Problem, sendJson, sendProblem } from "./http";
+import { parseMaybe, Problem, sendJson, sendProblem } from "./http";
 import { RateLimiter, type RateLimitOptions } from "./rate-limit";
 import { route } from "./routes";
-import { Store } from "./store";
+import { SandboxState } from "./state";
+import { orderStatus } from "./views";
 
 /** The sandbox's documented default API key. It buys nothing real: the sandbox is local. */
 export const SANDBOX_API_KEY = "sk_sandbox_0123456789abcdef";
@@ -34,8 +37,10 @@ export interface SandboxOptions {
   stateFile?: string;
   /** Serve the admin routes under `/__sandbox/` (fault injection, records). @default false */
   enableAdmin?: boolean;
-  /** Clock, for tests. @default Date.now */
+  /** The time source under the sandbox's clock. @default Date.now */
   now?: () => number;
+  /** Send `estimated_ready_at` and `Retry-After` on pending orders, as the contract allows. @default true */
+  pollingHints?: boolean;
 }
 
 /** One request the sandbox received, as tests see it. The key itself is never recorded. */
@@ -65,7 +70,10 @@ export interface Sandbox {
   port: number;
   apiKey: string;
   faults: Faults;
-  store: Store;
+  /** The account's orders, keys and balance. */
+  state: SandboxState;
+  /** The sandbox's time; `clock.advance(ms)` moves orders along without waiting. */
+  clock: SandboxClock;
   /** Every request received, in order. */
   requests: RecordedRequest[];
   /** Every order created, in order. */
@@ -74,6 +82,10 @@ export interface Sandbox {
   cancelOrder(id: string): void;
   /** Removes an order, so reads of it answer `404`. */
   removeOrder(id: string): void;
+  /** The order's status now, as `GET /v1/orders/{id}` would show it (without faults); undefined if there is none. */
+  orderStatus(id: string): string | undefined;
+  /** Clears the faults, the records and the account (for tests between cases). */
+  reset(): void;
   /** Stops listening and closes every connection. */
   stop(): Promise<void>;
 }
@@ -85,8 +97,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const apiKey = options.apiKey ?? SANDBOX_API_KEY;
   const readOnlyApiKey = options.readOnlyApiKey ?? SANDBOX_READ_ONLY_API_KEY;
   const provisioningMs = options.provisioningMs ?? 3000;
-  const now = options.now ?? Date.now;
-  const store = new Store(options.stateFile, now);
+  const clock = createClock(options.now);
+  const now = clock.now;
+  const state = new SandboxState(options.stateFile);
   const faults = new Faults();
   const limiter =
     options.rateLimit === false ? undefined : new RateLimiter(options.rateLimit ?? { requests: 600, windowMs: 60_000 }, now);
@@ -96,18 +109,29 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const sandbox: Omit<Sandbox, "url" | "port" | "stop"> = {
     apiKey,
     faults,
-    store,
+    state,
+    clock,
     requests,
     createdOrders,
     cancelOrder(id) {
-      const order = store.orders.get(id);
+      const order = state.orders.get(id);
       if (!order) throw new Problem(404, `No order has the id "${id}".`);
       order.cancelledAt = now();
-      store.save();
+      state.save();
     },
     removeOrder(id) {
-      store.orders.delete(id);
-      store.save();
+      state.orders.delete(id);
+      state.save();
+    },
+    orderStatus(id) {
+      const order = state.orders.get(id);
+      return order && orderStatus(order, now());
+    },
+    reset() {
+      faults.clear();
+      requests.length = 0;
+      createdOrders.length = 0;
+      state.reset();
     },
   };
 
@@ -180,7 +204,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
           canWrite: auth === "valid",
         },
         {
-          store,
+          state,
+          now: now(),
+          pollingHints: options.pollingHints ?? true,
           provisioningMs,
           hiddenReadsForNewOrders: faults.notFoundReadsForNewOrders,
           takeFailNewOrder: () => faults.takeFailNewOrder(),
@@ -264,51 +290,4 @@ async function readBody(req: IncomingMessage): Promise<string> {
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString("utf8");
-}
-
-function parseMaybe(text: string): unknown {
-  if (!text) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
-/** Admin routes (only with enableAdmin): fault injection and the records, for tests in another process. */
-function handleAdmin(
-  method: string,
-  path: string,
-  body: string,
-  sandbox: Omit<Sandbox, "url" | "port" | "stop">,
-): { status: number; body: unknown } {
-  const input = (parseMaybe(body) ?? {}) as Record<string, unknown>;
-  if (method === "POST" && path === "/__sandbox/faults") {
-    if (input.clear === true) sandbox.faults.clear();
-    if (input.failNext) sandbox.faults.failNext(input.failNext as FailFault);
-    if (typeof input.resetAfterCommit === "number") sandbox.faults.resetAfterCommit = input.resetAfterCommit;
-    if (typeof input.delayMs === "number") sandbox.faults.delayMs = input.delayMs;
-    if (typeof input.notFoundReadsForNewOrders === "number") {
-      sandbox.faults.notFoundReadsForNewOrders = input.notFoundReadsForNewOrders;
-    }
-    if (typeof input.failNewOrders === "number") sandbox.faults.failNewOrders = input.failNewOrders;
-    return { status: 200, body: { ok: true } };
-  }
-  if (method === "GET" && path === "/__sandbox/requests") {
-    return { status: 200, body: { data: sandbox.requests } };
-  }
-  if (method === "GET" && path === "/__sandbox/orders") {
-    return { status: 200, body: { data: sandbox.createdOrders } };
-  }
-  const cancel = /^\/__sandbox\/orders\/([^/]+)\/cancel$/.exec(path);
-  if (method === "POST" && cancel) {
-    sandbox.cancelOrder(decodeURIComponent(cancel[1] ?? ""));
-    return { status: 200, body: { ok: true } };
-  }
-  const remove = /^\/__sandbox\/orders\/([^/]+)$/.exec(path);
-  if (method === "DELETE" && remove) {
-    sandbox.removeOrder(decodeURIComponent(remove[1] ?? ""));
-    return { status: 200, body: { ok: true } };
-  }
-  throw new Problem(404, `No admin route ${method} ${path}.`);
 }

@@ -2,9 +2,9 @@
  * getProxies and getProxiesOutput: the proxies assigned to the account.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { ProxyFilters } from "../provider/api/client";
+import type { ProxyFilters } from "../client/client";
 import { splitCredentials, type ProxyCredential, type ProxyInfo } from "../provider/order-state";
-import { withProgramClient } from "./program-client";
+import { programClient } from "./program-client";
 
 /**
  * Filters of {@link getProxies}: those of `GET /v1/proxies`. There is no `includeCredentials` here: a plain Promise
@@ -31,9 +31,7 @@ export interface GetProxiesResult {
 }
 
 async function listProxies(args: GetProxiesArgs): Promise<{ proxies: ProxyInfo[]; credentials: ProxyCredential[] }> {
-  const all = await withProgramClient((client) =>
-    client.listProxies({ type: args.type, country: args.country, orderId: args.orderId }),
-  );
+  const all = await programClient().listProxies({ type: args.type, country: args.country, orderId: args.orderId });
   return splitCredentials(all);
 }
 

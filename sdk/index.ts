@@ -1,5 +1,5 @@
 /**
- * pulumi-proxy: buy and manage proxies from Pulumi programs.
+ * pulumi-proxy: buy and manage proxies from Pulumi programs. This module is the package's whole public surface.
  */
 export { ProxyOrder } from "./proxy-order";
 export type { ProxyOrderArgs } from "./proxy-order";
@@ -8,12 +8,13 @@ export type { GetProxiesArgs, GetProxiesOutputArgs, GetProxiesResult } from "./g
 export { getUsage, getUsageOutput } from "./get-usage";
 export type { GetUsageResult } from "./get-usage";
 export type { ProxyInfo, ProxyCredential } from "../provider/order-state";
-export type { Proxy, Usage, Order } from "../provider/api/schemas";
-export { ProxyApiClient } from "../provider/api/client";
-export type { ProxyFilters, CreateOrderResult, GetOrderResult } from "../provider/api/client";
-export { DEFAULT_CLIENT_OPTIONS } from "../provider/api/request";
-export type { ClientOptions, RetryEvent } from "../provider/api/request";
+export type { ProxyRecord, Usage, Order, StatusReason, ProxyPage } from "../contract/types";
+export { ProxyApiClient } from "../client/client";
+export type { ProxyFilters, CreateOrderResult, GetOrderResult } from "../client/client";
+export { DEFAULT_CLIENT_OPTIONS } from "../client/request";
+export type { ClientOptions, CallOptions, RetryEvent } from "../client/request";
 export {
+  ProxyError,
   ProxyApiError,
   InvalidRequestError,
   AuthenticationError,
@@ -26,5 +27,9 @@ export {
   ServerError,
   ConnectionError,
   UnexpectedResponseError,
-  ConfigurationError,
-} from "../provider/api/errors";
+} from "../client/errors";
+export type { ApiErrorDetails } from "../client/errors";
+export { ConfigurationError } from "../provider/config";
+export { OrderAbsenceUnconfirmedError } from "../provider/absence";
+export { OrderFailedError, OrderWaitTimeoutError, UnexpectedOrderStateError, OrderWaitCancelledError } from "../provider/wait";
+export { PartialOrderError } from "../provider/pulumi-host";

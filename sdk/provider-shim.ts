@@ -6,7 +6,7 @@
  * That module path is therefore a stable interface: states written by this version call it.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import type { OrderProvider } from "../provider";
+import type { OrderProvider } from "../provider/order-provider";
 
 // `require` must stay inside each method: that is what keeps the provider out of the serialized closure.
 export const providerShim: pulumi.dynamic.ResourceProvider = {

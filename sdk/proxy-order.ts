@@ -3,6 +3,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { purchaseKey } from "../provider/idempotency";
+import type { StatusReason } from "../contract/types";
 import { OUTPUT_ONLY_PROPERTIES, type ProxyCredential, type ProxyInfo } from "../provider/order-state";
 import { providerShim } from "./provider-shim";
 
@@ -54,7 +55,7 @@ export class ProxyOrder extends pulumi.dynamic.Resource {
   /** `pending`, `provisioning`, `active`, `failed`, `cancelled` or `expired`, as of the last create, update or refresh. */
   declare readonly status: pulumi.Output<string>;
   /** Why the order failed or was cancelled, or null. */
-  declare readonly statusReason: pulumi.Output<string | null>;
+  declare readonly statusReason: pulumi.Output<StatusReason | null>;
   /** When the order was placed (RFC 3339). */
   declare readonly createdAt: pulumi.Output<string | null>;
   /** When the order became active (RFC 3339), or null. */

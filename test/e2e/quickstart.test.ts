@@ -83,7 +83,7 @@ describe("examples/quickstart with the real Pulumi CLI", () => {
     const messages = destroy.diagnostics?.map((d) => d.message).join("\n") ?? "";
     expect(messages).toMatch(/warning: \[runtime\] proxy: order ord_\w+ .* no longer tracked by Pulumi, but the purchase stays active/);
     const id = sandbox.createdOrders[0]?.id ?? "";
-    expect(sandbox.store.status(sandbox.store.orders.get(id)!)).toBe("active");
+    expect(sandbox.orderStatus(id)).toBe("active");
     expect(posts()).toHaveLength(1);
   });
 });

@@ -46,6 +46,6 @@ describe("recovery through the real engine", () => {
   it("destroy leaves every order in place", async () => {
     await program.run(["config", "rm", "planId"]);
     await program.destroy();
-    expect(sandbox.store.orders.size).toBe(3);
+    expect(sandbox.state.orders.size).toBe(3);
   });
 });

@@ -112,7 +112,7 @@ describe("fault soak with the real CLI", () => {
 
     const state = await program.exportState();
     const inState = state.resources.filter((r) => r.type === ORDER_TYPE).map((r) => r.id ?? "").sort();
-    const status = (id: string) => sandbox.store.status(sandbox.store.orders.get(id)!);
+    const status = (id: string) => sandbox.orderStatus(id);
     const purchases = sandbox.createdOrders.map((o) => o.id);
     const live = purchases.filter((id) => status(id) !== "failed").sort();
     const failed = purchases.filter((id) => status(id) === "failed");

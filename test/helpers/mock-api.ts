@@ -2,27 +2,30 @@
  * A client wired to undici's MockAgent: real network refused, sleeps recorded instead of waited.
  */
 import { MockAgent } from "undici";
-import { ProxyApiClient } from "../../provider/api/client";
-import type { ClientOptions } from "../../provider/api/request";
+import { afterEach, vi } from "vitest";
+import { ProxyApiClient } from "../../client/client";
+import type { ClientOptions } from "../../client/request";
+import { timing } from "../../client/timing";
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
 export const BASE_URL = "https://api.proxy.test";
 export const API_KEY = "sk_live_SECRET_9f8e7d6c5b4a";
 
-export function mockApi(options: Partial<ClientOptions> = {}) {
+/** `random` fixes the jitter (0.5 by default, 1 shows each delay's ceiling). */
+export function mockApi(options: Partial<ClientOptions> & { random?: number } = {}) {
+  const { random = 0.5, ...clientOptions } = options;
   const agent = new MockAgent();
   agent.disableNetConnect();
   const pool = agent.get(BASE_URL);
   const sleeps: number[] = [];
-  const client = new ProxyApiClient({
-    baseUrl: BASE_URL,
-    apiKey: API_KEY,
-    dispatcher: agent,
-    sleep: async (ms) => {
-      sleeps.push(ms);
-    },
-    random: () => 0.5,
-    ...options,
+  vi.spyOn(timing, "sleep").mockImplementation(async (ms: number) => {
+    sleeps.push(ms);
   });
+  vi.spyOn(timing, "random").mockReturnValue(random);
+  const client = new ProxyApiClient({ baseUrl: BASE_URL, apiKey: API_KEY, dispatcher: agent, ...clientOptions });
   return {
     agent,
     pool,

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ProxyApiClient } from "../../provider/api/client";
+import { ProxyApiClient } from "../../client/client";
 import {
   AuthenticationError,
   ConnectionError,
@@ -13,7 +13,7 @@ import {
   PermissionError,
   PlanNotFoundError,
   ServerError,
-} from "../../provider/api/errors";
+} from "../../client/errors";
 import { waitForOrder } from "../../provider/wait";
 import { SANDBOX_READ_ONLY_API_KEY, startSandbox } from "../../sandbox";
 import { activeOrder, useSandbox } from "../helpers/sandbox";
@@ -101,7 +101,7 @@ describe("client against the sandbox", () => {
     sandbox.current.faults.notFoundReadsForNewOrders = 2;
     const client = sandbox.client();
     const { order } = await client.createOrder({ planId: "dc-us-5", idempotencyKey: "burst-1" });
-    const active = await waitForOrder(client, order.id, { deadline: Date.now() + 10_000, minPollMs: 20, maxPollMs: 100 });
+    const active = await waitForOrder({ client, orderId: order.id, deadline: Date.now() + 10_000, basePollMs: 20, maxPollMs: 100 });
     expect(active.status).toBe("active");
     const reads = sandbox.current.requests.filter((r) => r.path === `/v1/orders/${order.id}`);
     expect(reads.slice(0, 2).map((r) => r.status)).toEqual([404, 404]);
@@ -149,7 +149,6 @@ describe("sandbox limits and persistence", () => {
       await Promise.all([client.getUsage(), client.getUsage(), client.getUsage()]);
       expect(limited.requests.map((r) => r.status).sort()).toEqual([200, 200, 200, 429]);
     } finally {
-      await client.close();
       await limited.stop();
     }
   });
@@ -161,7 +160,6 @@ describe("sandbox limits and persistence", () => {
       const first = await startSandbox({ stateFile, provisioningMs: 100 });
       const c1 = new ProxyApiClient({ baseUrl: first.url, apiKey: first.apiKey });
       const { order } = await c1.createOrder({ planId: "dc-us-5", idempotencyKey: "persist-1" });
-      await c1.close();
       await first.stop();
 
       const second = await startSandbox({ stateFile, provisioningMs: 100 });
@@ -170,7 +168,6 @@ describe("sandbox limits and persistence", () => {
       const replay = await c2.createOrder({ planId: "dc-us-5", idempotencyKey: "persist-1" });
       expect(replay).toMatchObject({ replayed: true, order: { id: order.id, status: "active" } });
       expect(second.createdOrders).toHaveLength(0);
-      await c2.close();
       await second.stop();
     } finally {
       rmSync(dir, { recursive: true, force: true });

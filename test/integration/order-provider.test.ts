@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AuthenticationError } from "../../client/errors";
 import { OrderAbsenceUnconfirmedError } from "../../provider/absence";
-import { AuthenticationError, ConfigurationError } from "../../provider/api/errors";
+import { ConfigurationError } from "../../provider/config";
 import { nextPurchaseKey } from "../../provider/idempotency";
-import { createOrderProvider, PartialOrderError, UNKNOWN, type OrderProviderOptions } from "../../provider/order-provider";
+import { createOrderProvider, type OrderProviderOptions } from "../../provider/order-provider";
+import { PartialOrderError, UNKNOWN } from "../../provider/pulumi-host";
 import type { OrderInputs, OrderOutputs } from "../../provider/order-state";
 import { startSandbox, type Sandbox } from "../../sandbox";
 import { useSandbox } from "../helpers/sandbox";
@@ -15,7 +17,7 @@ function provider(extra: Partial<OrderProviderOptions> = {}, target: () => Sandb
     env: { PROXY_API_BASE_URL: target().url, PROXY_API_KEY: target().apiKey },
     log: { info: (m) => lines.push(`info ${m}`), warn: (m) => lines.push(`warn ${m}`) },
     client: { initialRetryDelayMs: 10, maxRetryDelayMs: 20 },
-    wait: { minPollMs: 20, maxPollMs: 100 },
+    wait: { basePollMs: 20, maxPollMs: 100 },
     absence: { delayMs: 10 },
     ...extra,
   });
@@ -66,7 +68,7 @@ describe("check", () => {
   it("reads the config given to configure before the environment", async () => {
     const p = createOrderProvider({ env: { PROXY_API_BASE_URL: "http://api.example.com", PROXY_API_KEY: "env" } });
     const config: Record<string, string> = { "proxy:baseUrl": "https://api.example.com", "proxy:apiKey": "cfg" };
-    await p.configure({ config: { get: (k) => config[k] } });
+    await p.configure({ config: { get: (k) => config[k], require: (k) => config[k] ?? "" } });
     expect((await p.check({}, { planId: "dc-us-5", idempotencyKey: "k" })).failures).toEqual([]);
   });
 });
@@ -236,7 +238,7 @@ describe("read (refresh)", () => {
 
     sandbox.current.cancelOrder(id);
     const cancelled = await p.read(id, outs);
-    expect(cancelled.props).toMatchObject({ status: "cancelled", statusReason: expect.stringContaining("cancelled_by_operator"), proxies: [] });
+    expect(cancelled.props).toMatchObject({ status: "cancelled", statusReason: { code: "cancelled_by_operator", message: expect.any(String) }, proxies: [] });
   });
 
   it("drops the order from the state only when its 404 holds and the API answers otherwise", async () => {

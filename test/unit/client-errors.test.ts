@@ -13,7 +13,7 @@ import {
   RateLimitError,
   ServerError,
   UnexpectedResponseError,
-} from "../../provider/api/errors";
+} from "../../client/errors";
 import { API_KEY, mockApi, problem, PROBLEM_HEADERS, PROXY } from "../helpers/mock-api";
 
 /** Every row of the contract's error table, with what the user must be told. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { UnexpectedResponseError } from "../../provider/api/errors";
+import { UnexpectedResponseError } from "../../client/errors";
 import { mockApi, PROXY } from "../helpers/mock-api";
 
 const proxy = (n: number) => ({ ...PROXY, ip: `198.51.100.${n}`, username: `u${n}`, password: `p${n}`, order_id: "ord_1" });

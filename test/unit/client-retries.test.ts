@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConnectionError, InvalidRequestError, RateLimitError, ServerError } from "../../provider/api/errors";
+import { ConnectionError, InvalidRequestError, RateLimitError, ServerError } from "../../client/errors";
 import { mockApi, ORDER, problem, PROBLEM_HEADERS } from "../helpers/mock-api";
 
 const USAGE = {
@@ -71,7 +71,7 @@ describe("retries", () => {
   });
 
   it("uses capped exponential backoff with full jitter", async () => {
-    const api = mockApi({ maxAttempts: 5, initialRetryDelayMs: 100, maxRetryDelayMs: 300, random: () => 1 });
+    const api = mockApi({ maxAttempts: 5, initialRetryDelayMs: 100, maxRetryDelayMs: 300, random: 1 });
     for (let i = 0; i < 4; i++) {
       api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(500, "");
     }

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigurationError } from "../../provider/api/errors";
-import { checkBaseUrl, isLoopback, resolveSettings } from "../../provider/config";
+import { checkBaseUrl, ConfigurationError, isLoopback, resolveSettings } from "../../provider/config";
 
 describe("settings", () => {
   it("prefers the stack's config to the environment, and trims a trailing slash", () => {

@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseRetryAfter } from "../../provider/api/retry-after";
-import { backoffDelay, isRetryable } from "../../provider/api/retry";
+import { parseRetryAfter } from "../../client/retry-after";
+import { backoffDelay, isRetryable } from "../../client/retry";
 import { formatDuration, parseDuration } from "../../provider/duration";
 import { nextPurchaseKey, purchaseKey } from "../../provider/idempotency";
-import { VERSION } from "../../provider/version";
+import { VERSION } from "../../client/version";
 
 describe("parseRetryAfter", () => {
   const now = Date.parse("2026-11-21T10:00:00Z");

@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_CLIENT_OPTIONS } from "../../provider/api/request";
+import { DEFAULT_CLIENT_OPTIONS } from "../../client/request";
 import { CONFIG_KEYS } from "../../provider/config";
-import { INPUT_DEFAULTS } from "../../provider/order-provider";
+import { INPUT_DEFAULTS } from "../../provider/inputs";
 
 const readme = readFileSync(join(__dirname, "..", "..", "README.md"), "utf8");
 

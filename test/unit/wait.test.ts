@@ -1,22 +1,41 @@
 import { describe, expect, it } from "vitest";
-import { NotFoundError, ServerError } from "../../provider/api/errors";
-import type { Order } from "../../provider/api/schemas";
+import { NotFoundError, ServerError } from "../../client/errors";
+import type { Order } from "../../contract/types";
 import {
+  DEFAULT_WAIT_SCHEDULE,
   nextPollDelay,
   OrderFailedError,
+  OrderWaitCancelledError,
   OrderWaitTimeoutError,
   UnexpectedOrderStateError,
   waitForOrder,
   type WaitProgress,
 } from "../../provider/wait";
 
+const START = Date.parse("2026-11-21T10:00:00Z");
 const order = (status: string, extra: Partial<Order> = {}): Order => ({ id: "ord_1", planId: "p", status, ...extra });
 const notFound = () => new NotFoundError("nope", { status: 404, code: "not_found", method: "GET", path: "/v1/orders/ord_1" });
 
-/** A client that answers from a script, and a clock that moves only when the waiter sleeps. */
-function scripted(answers: Array<Order | Error>) {
-  let now = 0;
+/** A simulated clock: time moves only when the waiter sleeps. */
+function simulatedClock() {
+  let now = START;
   const sleeps: number[] = [];
+  return {
+    sleeps,
+    clock: {
+      now: () => now,
+      async sleep(ms: number, signal?: AbortSignal) {
+        if (signal?.aborted) throw signal.reason;
+        sleeps.push(ms);
+        now += ms;
+      },
+    },
+  };
+}
+
+/** A client that answers from a script, one answer per poll (the last repeats). */
+function scripted(answers: Array<Order | Error>) {
+  const sim = simulatedClock();
   let calls = 0;
   const client = {
     async getOrder() {
@@ -25,42 +44,57 @@ function scripted(answers: Array<Order | Error>) {
       return { order: next as Order, retryAfterMs: undefined };
     },
   };
+  return { ...sim, client, calls: () => calls, base: { client, orderId: "ord_1", clock: sim.clock } };
+}
+
+/**
+ * An API whose order becomes active `readyAfterMs` after the start, on the simulated clock; optionally with an
+ * `estimated_ready_at` that is off by `estimateError` (0.2 = 20% late).
+ */
+function provisioning(readyAfterMs: number, hint?: { estimateError: number }) {
+  const sim = simulatedClock();
+  let gets = 0;
+  const client = {
+    async getOrder() {
+      gets++;
+      const ready = sim.clock.now() - START >= readyAfterMs;
+      const estimate = hint ? { estimatedReadyAt: new Date(START + readyAfterMs * (1 + hint.estimateError)).toISOString() } : {};
+      return { order: order(ready ? "active" : "provisioning", ready ? {} : estimate), retryAfterMs: undefined };
+    },
+  };
   return {
-    client,
-    sleeps,
-    calls: () => calls,
-    options: {
-      now: () => now,
-      sleep: async (ms: number) => {
-        sleeps.push(ms);
-        now += ms;
-      },
-      minPollMs: 1000,
-      maxPollMs: 8000,
+    gets: () => gets,
+    /** Runs the waiter and returns how late it saw the order, and how many GETs it made. */
+    async run() {
+      const first = order("pending", hint ? { estimatedReadyAt: new Date(START + readyAfterMs * (1 + hint.estimateError)).toISOString() } : {});
+      await waitForOrder({ client, orderId: "ord_1", clock: sim.clock, deadline: START + 3_600_000, lastSeen: first });
+      return { lagMs: sim.clock.now() - START - readyAfterMs, gets };
     },
   };
 }
+
+/** Provisioning times from 1 s to 20 min: a dense sweep, including the awkward points just after a poll. */
+const SWEEP = Array.from({ length: 400 }, (_, i) => Math.round(1000 * 1200 ** (i / 399)));
 
 describe("waitForOrder", () => {
   it("waits through pending states and returns the active order, reporting each state once", async () => {
     const s = scripted([order("pending"), order("provisioning"), order("provisioning"), order("active")]);
     const progress: WaitProgress[] = [];
-    const result = await waitForOrder(s.client, "ord_1", { ...s.options, deadline: 60_000, onProgress: (p) => progress.push(p) });
+    const result = await waitForOrder({ ...s.base, deadline: START + 60_000, onProgress: (p) => progress.push(p) });
     expect(result.status).toBe("active");
     expect(progress.map((p) => p.status)).toEqual(["pending", "provisioning"]);
-    expect(s.sleeps).toEqual([1000, 1500, 2250]);
   });
 
-  it.each(["failed", "cancelled", "expired"])("fails at once on %s, with the reason", async (status) => {
-    const s = scripted([order("pending"), order(status, { statusReason: { code: "out_of_stock", message: "none left" } })]);
-    const error = await waitForOrder(s.client, "ord_1", { ...s.options, deadline: 60_000 }).catch((e: unknown) => e);
+  it.each(["failed", "cancelled", "expired"])("fails fast when the order ends %s, with the reason", async (status) => {
+    const s = scripted([order("pending"), order(status, { statusReason: { code: "out_of_stock", message: "none left." } })]);
+    const error = await waitForOrder({ ...s.base, deadline: START + 60_000 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OrderFailedError);
     expect((error as Error).message).toBe(`Order ord_1 (plan p) ended "${status}": none left.`);
   });
 
   it("fails fast on a state the contract does not name", async () => {
     const s = scripted([order("paused")]);
-    const error = await waitForOrder(s.client, "ord_1", { ...s.options, deadline: 60_000 }).catch((e: unknown) => e);
+    const error = await waitForOrder({ ...s.base, deadline: START + 60_000 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UnexpectedOrderStateError);
     expect((error as Error).message).toContain('"paused"');
     expect(s.calls()).toBe(1);
@@ -68,45 +102,88 @@ describe("waitForOrder", () => {
 
   it("stops at the deadline and names the last state seen", async () => {
     const s = scripted([order("provisioning")]);
-    const error = (await waitForOrder(s.client, "ord_1", { ...s.options, deadline: 10_000 }).catch((e) => e)) as OrderWaitTimeoutError;
+    const error = (await waitForOrder({ ...s.base, deadline: START + 10_000 }).catch((e) => e)) as OrderWaitTimeoutError;
     expect(error).toBeInstanceOf(OrderWaitTimeoutError);
     expect(error.message).toBe("Order ord_1 was not ready after 10s (last state: provisioning).");
     expect(s.sleeps.reduce((a, b) => a + b, 0)).toBe(10_000);
   });
 
-  it("tolerates a few 404s after the purchase, then gives up", async () => {
+  it("tolerates 404s for the read-after-write window, then gives up with the 404", async () => {
     const ok = scripted([notFound(), notFound(), order("active")]);
-    expect((await waitForOrder(ok.client, "ord_1", { ...ok.options, deadline: 60_000 })).status).toBe("active");
+    expect((await waitForOrder({ ...ok.base, deadline: START + 60_000 })).status).toBe("active");
     const gone = scripted([notFound()]);
-    await expect(waitForOrder(gone.client, "ord_1", { ...gone.options, deadline: 600_000, notFoundTolerance: 3 })).rejects.toBeInstanceOf(
-      NotFoundError,
-    );
-    expect(gone.calls()).toBe(4);
+    await expect(waitForOrder({ ...gone.base, deadline: START + 600_000 })).rejects.toBeInstanceOf(NotFoundError);
+    // The 404s began at the first poll, 250 ms in, and were given the whole window.
+    expect(gone.sleeps.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(DEFAULT_WAIT_SCHEDULE.notFoundWindowMs);
   });
 
   it("passes other client errors through (the provider records the order)", async () => {
     const s = scripted([order("pending"), new ServerError("down", { status: 503, code: "unavailable", method: "GET", path: "/" })]);
-    await expect(waitForOrder(s.client, "ord_1", { ...s.options, deadline: 60_000 })).rejects.toBeInstanceOf(ServerError);
+    await expect(waitForOrder({ ...s.base, deadline: START + 60_000 })).rejects.toBeInstanceOf(ServerError);
+  });
+
+  it("stops when its signal aborts, naming the last state", async () => {
+    const s = scripted([order("provisioning")]);
+    const controller = new AbortController();
+    const waiting = waitForOrder({ ...s.base, deadline: START + 600_000, signal: controller.signal, lastSeen: order("pending") });
+    controller.abort();
+    const error = await waiting.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OrderWaitCancelledError);
+    expect((error as Error).message).toBe("Waiting for order ord_1 was cancelled (last state: provisioning).");
+  });
+});
+
+describe("the polling schedule, on a simulated clock", () => {
+  it("sees the order within 250 ms + 10% of T, for every T from 1 s to 20 min, without hints", async () => {
+    for (const t of SWEEP) {
+      const { lagMs } = await provisioning(t).run();
+      expect(lagMs, `T = ${t} ms`).toBeLessThanOrEqual(250 + t / 10);
+    }
+  });
+
+  it("sees the order within 250 ms of an exact estimated_ready_at", async () => {
+    for (const t of SWEEP) {
+      const { lagMs } = await provisioning(t, { estimateError: 0 }).run();
+      expect(lagMs, `T = ${t} ms`).toBeLessThanOrEqual(250);
+    }
+  });
+
+  it("does no worse than without hints when the estimate is 20% early or late", async () => {
+    for (const t of SWEEP) {
+      const bound = 250 + t / 10;
+      for (const estimateError of [-0.2, 0.2]) {
+        const { lagMs } = await provisioning(t, { estimateError }).run();
+        expect(lagMs, `T = ${t} ms, estimate off by ${estimateError * 100}%`).toBeLessThanOrEqual(bound);
+      }
+    }
+  });
+
+  it("makes a number of GETs that grows with log T, at most 82 for 20 minutes", async () => {
+    const at20min = await provisioning(20 * 60_000).run();
+    expect(at20min.gets).toBeLessThanOrEqual(82);
+    const at1s = await provisioning(1000).run();
+    expect(at1s.gets).toBeLessThanOrEqual(4);
   });
 });
 
 describe("nextPollDelay", () => {
-  const now = Date.parse("2026-11-21T10:00:00Z");
-  it("backs off 1.5x per poll up to the cap", () => {
-    expect([0, 1, 2, 10].map((n) => nextPollDelay(n, undefined, undefined, now, 1000, 30_000))).toEqual([1000, 1500, 2250, 30_000]);
+  const base = { now: START, basePollMs: 250, pollGrowth: 0.1, maxPollMs: 30_000 };
+
+  it("is 250 ms plus a tenth of the time waited, up to the cap", () => {
+    expect([0, 1000, 10_000, 600_000].map((waitedMs) => nextPollDelay({ ...base, waitedMs }))).toEqual([250, 350, 1250, 30_000]);
   });
 
-  it("comes back at estimated_ready_at when that is sooner, but not sooner than the minimum", () => {
-    const soon = order("provisioning", { estimatedReadyAt: "2026-11-21T10:00:04Z" });
-    expect(nextPollDelay(10, soon, undefined, now, 1000, 30_000)).toBe(4000);
-    const imminent = order("provisioning", { estimatedReadyAt: "2026-11-21T10:00:00.200Z" });
-    expect(nextPollDelay(10, imminent, undefined, now, 1000, 30_000)).toBe(1000);
-    const past = order("provisioning", { estimatedReadyAt: "2026-11-21T09:00:00Z" });
-    expect(nextPollDelay(10, past, undefined, now, 1000, 30_000)).toBe(30_000);
+  it("comes back just after estimated_ready_at when that is sooner, never later than the schedule", () => {
+    const soon = order("provisioning", { estimatedReadyAt: new Date(START + 4000).toISOString() });
+    expect(nextPollDelay({ ...base, waitedMs: 100_000, order: soon })).toBe(4020);
+    const later = order("provisioning", { estimatedReadyAt: new Date(START + 60_000).toISOString() });
+    expect(nextPollDelay({ ...base, waitedMs: 100_000, order: later })).toBe(10_250);
+    const past = order("provisioning", { estimatedReadyAt: new Date(START - 60_000).toISOString() });
+    expect(nextPollDelay({ ...base, waitedMs: 100_000, order: past })).toBe(10_250);
   });
 
   it("never polls sooner than Retry-After (capped at the maximum)", () => {
-    expect(nextPollDelay(0, undefined, 5000, now, 1000, 30_000)).toBe(5000);
-    expect(nextPollDelay(0, undefined, 600_000, now, 1000, 30_000)).toBe(30_000);
+    expect(nextPollDelay({ ...base, waitedMs: 0, retryAfterMs: 5000 })).toBe(5000);
+    expect(nextPollDelay({ ...base, waitedMs: 0, retryAfterMs: 600_000 })).toBe(30_000);
   });
 });

@@ -1,23 +1,17 @@
 /**
  * The Proxy Provisioning API client: one method per endpoint of the contract, each returning validated records.
  */
-import type { z } from "zod";
+import { createHash } from "node:crypto";
+import type { Order, ProxyPage, ProxyRecord, Usage } from "../contract/types";
+import { describeIssues, orderWire, proxyPageWire, toOrder, toProxyPage, toUsage, usageWire } from "../contract/wire";
 import { UnexpectedResponseError } from "./errors";
 import { parseRetryAfter } from "./retry-after";
-import { RequestSender, type ApiResponse, type ClientOptions } from "./request";
-import {
-  describeIssues,
-  orderWire,
-  proxyPageWire,
-  toOrder,
-  toProxyPage,
-  toUsage,
-  usageWire,
-  type Order,
-  type Proxy,
-  type ProxyPage,
-  type Usage,
-} from "./schemas";
+import { RequestSender, type ApiResponse, type CallOptions, type ClientOptions } from "./request";
+
+/** What `safeParse` of a zod schema returns, without naming zod in this module's types. */
+interface Parser<T> {
+  safeParse(data: unknown): { success: true; data: T } | { success: false; error: Parameters<typeof describeIssues>[0] };
+}
 
 /** Filters of `GET /v1/proxies`. All are optional; lists are sent comma separated. */
 export interface ProxyFilters {
@@ -54,17 +48,31 @@ export interface CreateOrderResult {
 export class ProxyApiClient {
   private readonly sender: RequestSender;
 
+  /**
+   * A client with its own options. Connections are pooled by the dispatcher (by default undici's global one), not by
+   * the client, so there is nothing to close. Code that makes calls often should use {@link ProxyApiClient.shared}.
+   */
   constructor(options: ClientOptions) {
     this.sender = new RequestSender(options);
   }
 
-  /** Closes the client's connections. */
-  close(): Promise<void> {
-    return this.sender.close();
+  /**
+   * The one client of this process for these settings: created on first use, then reused. The API key is kept
+   * only in memory; the cache is keyed by a hash of it.
+   */
+  static shared(options: ClientOptions): ProxyApiClient {
+    const { apiKey, ...rest } = options;
+    const key = JSON.stringify([createHash("sha256").update(apiKey).digest("hex"), Object.entries(rest).sort()]);
+    let client = sharedClients.get(key);
+    if (!client) {
+      client = new ProxyApiClient(options);
+      sharedClients.set(key, client);
+    }
+    return client;
   }
 
   /** Iterates over the pages of `GET /v1/proxies`, following `next_cursor` only. */
-  async *listProxyPages(filters: ProxyFilters = {}): AsyncGenerator<ProxyPage> {
+  async *listProxyPages(filters: ProxyFilters = {}, options: CallOptions = {}): AsyncGenerator<ProxyPage> {
     const seen = new Set<string>();
     let cursor: string | undefined;
     do {
@@ -78,6 +86,7 @@ export class ProxyApiClient {
           country: joinList(filters.country),
           order_id: filters.orderId,
         },
+        signal: options.signal,
       });
       const wire = parse(proxyPageWire, res, "GET", "/v1/proxies");
       if (wire.has_more === true && !wire.next_cursor) {
@@ -96,9 +105,9 @@ export class ProxyApiClient {
   }
 
   /** Every proxy that matches the filters, across all pages. */
-  async listProxies(filters: ProxyFilters = {}): Promise<Proxy[]> {
-    const all: Proxy[] = [];
-    for await (const page of this.listProxyPages(filters)) {
+  async listProxies(filters: ProxyFilters = {}, options: CallOptions = {}): Promise<ProxyRecord[]> {
+    const all: ProxyRecord[] = [];
+    for await (const page of this.listProxyPages(filters, options)) {
       all.push(...page.proxies);
     }
     return all;
@@ -108,12 +117,13 @@ export class ProxyApiClient {
    * Buys a plan (`POST /v1/orders`). The idempotency key is required: the same key with the same plan returns the
    * same order, so a retry never buys twice.
    */
-  async createOrder(args: { planId: string; idempotencyKey: string }): Promise<CreateOrderResult> {
+  async createOrder(args: { planId: string; idempotencyKey: string }, options: CallOptions = {}): Promise<CreateOrderResult> {
     const res = await this.sender.send({
       method: "POST",
       path: "/orders",
       body: { plan_id: args.planId },
       idempotencyKey: args.idempotencyKey,
+      signal: options.signal,
     });
     const order = toOrder(parse(orderWire, res, "POST", "/v1/orders"));
     const replayed = res.headers["idempotent-replayed"] === "true";
@@ -121,16 +131,16 @@ export class ProxyApiClient {
   }
 
   /** Reads an order and its provisioning status (`GET /v1/orders/{id}`). */
-  async getOrder(id: string): Promise<GetOrderResult> {
+  async getOrder(id: string, options: CallOptions = {}): Promise<GetOrderResult> {
     const path = `/orders/${encodeURIComponent(id)}`;
-    const res = await this.sender.send({ method: "GET", path });
+    const res = await this.sender.send({ method: "GET", path, signal: options.signal });
     const order = toOrder(parse(orderWire, res, "GET", `/v1${path}`));
     return { order, retryAfterMs: parseRetryAfter(res.headers["retry-after"]) };
   }
 
   /** Reads bandwidth and request usage for the current billing period (`GET /v1/usage`). */
-  async getUsage(): Promise<Usage> {
-    const res = await this.sender.send({ method: "GET", path: "/usage" });
+  async getUsage(options: CallOptions = {}): Promise<Usage> {
+    const res = await this.sender.send({ method: "GET", path: "/usage", signal: options.signal });
     return toUsage(parse(usageWire, res, "GET", "/v1/usage"));
   }
 }
@@ -140,7 +150,9 @@ function joinList(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(",") : value;
 }
 
-function parse<S extends z.ZodType>(schema: S, res: ApiResponse, method: string, path: string): z.infer<S> {
+const sharedClients = new Map<string, ProxyApiClient>();
+
+function parse<T>(schema: Parser<T>, res: ApiResponse, method: string, path: string): T {
   const result = schema.safeParse(res.body);
   if (!result.success) {
     throw unexpected(res, method, path, describeIssues(result.error));

@@ -1,9 +1,22 @@
 /**
- * Errors raised by the API client. Callers branch on the class or on `code`, never on the message.
+ * Errors of this package. `ProxyError` is the one root: every error the package raises extends it, so one
+ * `instanceof ProxyError` catches them all. Callers branch on the class or on `code`, never on the message.
  *
- * Every error is built from values the client controls or from the server's text after redaction
- * (see `redactSecrets` in request.ts), so no error's message, stack, `cause` or JSON form carries the API key.
+ * API errors are built from values the client controls or from the server's text after redaction (see `redact` in
+ * request.ts), so no error's message, stack, `cause` or JSON form carries the API key.
  */
+import { defaultErrorCode, errorKind, type ApiErrorKind } from "../contract/errors";
+
+/** The root of every error this package raises. `code` is stable; the message is for people. */
+export class ProxyError extends Error {
+  readonly code: string;
+
+  constructor(message: string, code: string, options?: { cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
 
 /** What an API error knows about the request that failed. */
 export interface ApiErrorDetails {
@@ -25,10 +38,9 @@ export interface ApiErrorDetails {
   cause?: Error;
 }
 
-/** Base class of every error the API client raises. */
-export class ProxyApiError extends Error {
+/** An API call failed: the base class of every error the API client raises. */
+export class ProxyApiError extends ProxyError {
   readonly status: number | undefined;
-  readonly code: string;
   readonly requestId: string | undefined;
   readonly method: string;
   readonly path: string;
@@ -36,10 +48,8 @@ export class ProxyApiError extends Error {
   readonly fieldErrors: ReadonlyArray<{ pointer?: string; detail: string }>;
 
   constructor(message: string, details: ApiErrorDetails) {
-    super(message, details.cause ? { cause: details.cause } : undefined);
-    this.name = new.target.name;
+    super(message, details.code, { cause: details.cause });
     this.status = details.status;
-    this.code = details.code;
     this.requestId = details.requestId;
     this.method = details.method;
     this.path = details.path;
@@ -101,15 +111,6 @@ export class ConnectionError extends ProxyApiError {}
 /** A 2xx response whose body does not match the contract. */
 export class UnexpectedResponseError extends ProxyApiError {}
 
-/** The configuration is missing or unsafe; raised before any request is made. */
-export class ConfigurationError extends Error {
-  readonly code = "configuration";
-  constructor(message: string) {
-    super(message);
-    this.name = "ConfigurationError";
-  }
-}
-
 /** What the server said, reduced to what an error needs; every field is already redacted. */
 export interface ServerProblem {
   code?: string;
@@ -153,36 +154,19 @@ function advice(status: number, code: string | undefined): string {
 
 type ErrorClass = new (message: string, details: ApiErrorDetails) => ProxyApiError;
 
-function classFor(status: number, code: string | undefined): ErrorClass {
-  if (status === 400) return InvalidRequestError;
-  if (status === 401) return AuthenticationError;
-  if (status === 402) return InsufficientBalanceError;
-  if (status === 403) return PermissionError;
-  if (status === 404) return NotFoundError;
-  if (status === 409 || code === "idempotency_key_reused" || code === "idempotency_key_in_use") {
-    return IdempotencyError;
-  }
-  if (status === 422 && code === "plan_not_found") return PlanNotFoundError;
-  if (status === 429) return RateLimitError;
-  if (status >= 500) return ServerError;
-  return ProxyApiError;
-}
-
-function defaultCode(status: number): string {
-  const byStatus: Record<number, string> = {
-    400: "invalid_request",
-    401: "unauthenticated",
-    402: "insufficient_balance",
-    403: "forbidden",
-    404: "not_found",
-    429: "rate_limited",
-    500: "internal",
-    502: "unavailable",
-    503: "unavailable",
-    504: "unavailable",
-  };
-  return byStatus[status] ?? (status >= 500 ? "internal" : "http_error");
-}
+/** The class of each kind of the contract's error table. */
+const ERROR_CLASSES: Record<ApiErrorKind, ErrorClass> = {
+  InvalidRequestError,
+  AuthenticationError,
+  InsufficientBalanceError,
+  PermissionError,
+  NotFoundError,
+  IdempotencyError,
+  PlanNotFoundError,
+  RateLimitError,
+  ServerError,
+  ProxyApiError,
+};
 
 /** Picks the error class for an HTTP error response and writes a message that says what happened and what to do. */
 export function errorFromResponse(args: {
@@ -194,7 +178,7 @@ export function errorFromResponse(args: {
   retryAfterMs?: number;
 }): ProxyApiError {
   const { status, method, path, problem } = args;
-  const code = problem.code ?? defaultCode(status);
+  const code = problem.code ?? defaultErrorCode(status);
   const requestId = args.requestId ?? problem.requestId;
   // Servers end their sentences with a period; this message adds its own.
   const said = (problem.detail ?? problem.title)?.trim().replace(/[.\s]+$/, "");
@@ -207,7 +191,7 @@ export function errorFromResponse(args: {
     advice(status, problem.code),
     requestId ? `(request id ${requestId})` : "",
   ];
-  const ErrorType = classFor(status, problem.code);
+  const ErrorType = ERROR_CLASSES[errorKind(status, problem.code)];
   return new ErrorType(parts.filter(Boolean).join(" "), {
     status,
     code,

@@ -1,10 +1,9 @@
 /**
- * The contract's idempotency rules for `POST /v1/orders`, kept apart from HTTP so they read as a table.
+ * How the sandbox applies the contract's idempotency rules to `POST /v1/orders`, kept apart from HTTP so they read
+ * as a table. The rules themselves (key format, window) come from the contract.
  */
 import { createHash } from "node:crypto";
-
-/** How long a key is remembered. */
-export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+import { IDEMPOTENCY_WINDOW_MS } from "../contract";
 
 /** One remembered key. */
 export interface IdempotencyRecord {
@@ -41,9 +40,4 @@ export function decide(record: IdempotencyRecord | undefined, hash: string, now:
     return { kind: "in_use" };
   }
   return { kind: "replay", orderId: record.orderId };
-}
-
-/** Visible ASCII, 1 to 255 characters. */
-export function isValidKey(key: string): boolean {
-  return /^[\x21-\x7e]{1,255}$/.test(key);
 }

@@ -1,12 +1,13 @@
 /**
  * Wire schemas for every record of the contract (docs/api-contract.md), and their conversion to the camelCase
- * records the rest of the project uses.
+ * records of types.ts.
  *
- * Tolerance rules from the contract: unknown fields are kept (renamed to camelCase), the seed's four proxy fields are
- * required, enumerations (`type`, `status`) accept values we do not know, and a list response holding only `data`
- * is a single, complete page.
+ * The response schemas are lenient, for the client: unknown fields are kept (renamed to camelCase), the seed's four
+ * proxy fields are required, enumerations (`type`, `status`) accept values we do not know, and a list response holding
+ * only `data` is a single, complete page. The request schema is strict, for the sandbox: it is what the API accepts.
  */
 import { z } from "zod";
+import type { Order, ProxyPage, Usage } from "./types";
 
 const proxyWire = z.looseObject({
   ip: z.string().min(1),
@@ -71,105 +72,55 @@ export const problemWire = z.looseObject({
   error: z.looseObject({ code: z.string().optional(), message: z.string().optional() }).optional(),
 });
 
-/** The known values of `Proxy.type`; any other string is kept as the server sent it. */
-export const KNOWN_PROXY_TYPES = ["datacenter", "isp", "residential", "mobile"] as const;
+/** `POST /v1/orders` body, as the API accepts it: `plan_id` only, 1 to 128 characters. */
+export const createOrderRequestWire = z.strictObject({
+  plan_id: z.string().min(1).max(128),
+});
 
-/**
- * A proxy assigned to the account. The four seed fields are always present. Fields the contract does not name are
- * kept at run time, renamed to camelCase (as are the other records' unknown fields), but are not typed.
- */
-export interface Proxy {
-  /** IPv4 or IPv6 address. */
-  ip: string;
-  /** Port, 1 to 65535. */
-  port: number;
-  /** `datacenter`, `isp`, `residential`, `mobile`, or a value this version does not know. */
-  type: string;
-  /** ISO 3166-1 alpha-2 country code, such as `US`. */
-  country: string;
-  /** Stable id of the proxy. */
-  id?: string;
-  /** The order that provisioned it. */
-  orderId?: string;
-  /** `http` or `socks5`. */
-  protocol?: string;
-  /** Proxy user name (a credential). */
-  username?: string;
-  /** Proxy password (a credential). */
-  password?: string;
-  /** City of the proxy. */
-  city?: string;
-  /** RFC 3339 time the proxy expires. */
-  expiresAt?: string;
-}
+/** `snake_case` to `camelCase`, as a type. */
+type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S;
 
-/** Why an order failed or was cancelled. */
-export interface StatusReason {
-  code?: string;
-  message?: string;
-}
-
-/** An order: a purchase of one plan, and its provisioning status. */
-export interface Order {
-  id: string;
-  planId: string;
-  /** `pending`, `provisioning`, `active`, `failed`, `cancelled`, `expired`, or a state the contract does not name. */
-  status: string;
-  statusReason?: StatusReason | null;
-  createdAt?: string;
-  updatedAt?: string;
-  readyAt?: string | null;
-  estimatedReadyAt?: string | null;
-  /** Present (possibly empty) once the order is active. */
-  proxies?: Proxy[];
-}
-
-/** Usage for the current billing period. `null` limits mean unlimited. */
-export interface Usage {
-  period: { start: string; end: string };
-  asOf: string;
-  bandwidth: { usedBytes: number; limitBytes: number | null };
-  requests: { used: number; limit: number | null };
-}
-
-/** One page of `GET /v1/proxies`. */
-export interface ProxyPage {
-  proxies: Proxy[];
-  /** Cursor of the next page, or undefined when this page is the last. */
-  nextCursor?: string;
-}
+/** A wire record with every key in camelCase, recursively: the shape `camelize` returns. */
+export type Camelize<T> = T extends ReadonlyArray<infer Item>
+  ? Camelize<Item>[]
+  : T extends object
+    ? { [K in keyof T as K extends string ? CamelCase<K> : K]: Camelize<T[K]> }
+    : T;
 
 function camelCase(key: string): string {
   return key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 }
 
-/** Renames every key to camelCase, recursively, keeping values as they are. */
-function camelizeKeys(value: unknown): unknown {
-  if (Array.isArray(value)) {
-    return value.map(camelizeKeys);
-  }
-  if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [camelCase(k), camelizeKeys(v)]));
-  }
-  return value;
+/** Renames every key to camelCase, recursively, keeping values (and unknown fields) as they are. */
+function camelize<T>(value: T): Camelize<T> {
+  const walk = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(walk);
+    if (v !== null && typeof v === "object") {
+      return Object.fromEntries(Object.entries(v).map(([k, inner]) => [camelCase(k), walk(inner)]));
+    }
+    return v;
+  };
+  // The one place where the runtime renaming meets its type; Camelize<T> states exactly what walk does.
+  return walk(value) as Camelize<T>;
 }
+
+// The records of types.ts are the schemas' shapes renamed: these return types are checked, not cast.
 
 /** Converts a validated proxy page to the client's record. */
 export function toProxyPage(wire: z.infer<typeof proxyPageWire>): ProxyPage {
-  const proxies = camelizeKeys(wire.data) as Proxy[];
   // A page without `has_more` is the seed's shape: one complete page.
   const nextCursor = wire.has_more === true && wire.next_cursor ? wire.next_cursor : undefined;
-  return { proxies, nextCursor };
+  return { proxies: camelize(wire.data), nextCursor };
 }
 
 /** Converts a validated order to the client's record. */
 export function toOrder(wire: z.infer<typeof orderWire>): Order {
-  return camelizeKeys(wire) as Order;
+  return camelize(wire);
 }
 
 /** Converts a validated usage record to the client's record. */
 export function toUsage(wire: z.infer<typeof usageWire>): Usage {
-  return camelizeKeys(wire) as Usage;
+  return camelize(wire);
 }
 
 /** Describes schema problems by field path, without echoing the values (they may hold credentials). */

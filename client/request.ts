@@ -2,13 +2,14 @@
  * The one request path of the API client: authentication, timeouts, an overall deadline, retries with backoff and
  * `Retry-After`, and turning every failure into a typed error with the API key redacted.
  */
-import { Agent, request, type Dispatcher } from "undici";
-import { setTimeout as sleepFor } from "node:timers/promises";
-import { ConnectionError, errorFromResponse, ProxyApiError, type ServerProblem } from "./errors";
+import { request, type Dispatcher } from "undici";
+import { problemWire } from "../contract/wire";
+import { defaultDispatcher } from "./dispatcher";
+import { ConnectionError, errorFromResponse, ProxyApiError, UnexpectedResponseError, type ServerProblem } from "./errors";
 import { backoffDelay, isRetryable } from "./retry";
 import { parseRetryAfter } from "./retry-after";
-import { problemWire } from "./schemas";
-import { USER_AGENT } from "../version";
+import { timing } from "./timing";
+import { USER_AGENT } from "./version";
 
 /** Options of the API client. Every option but `baseUrl` and `apiKey` has a default in {@link DEFAULT_CLIENT_OPTIONS}. */
 export interface ClientOptions {
@@ -16,8 +17,6 @@ export interface ClientOptions {
   baseUrl: string;
   /** API key, sent as `Authorization: Bearer <key>`. */
   apiKey: string;
-  /** Time to establish a connection. @default 10000 */
-  connectTimeoutMs?: number;
   /** Time to receive the response headers, per attempt. @default 30000 */
   headersTimeoutMs?: number;
   /** Time allowed between two chunks of the response body, per attempt. @default 30000 */
@@ -32,14 +31,22 @@ export interface ClientOptions {
   maxRetryAfterMs?: number;
   /** Overall deadline of one call, all attempts and waits included. @default 120000 */
   callDeadlineMs?: number;
-  /** HTTP dispatcher; by default an undici Agent with the connect timeout above. Tests inject a MockAgent. */
-  dispatcher?: Dispatcher;
+  /** Largest response body read, in bytes; a larger one fails the call. @default 33554432 (32 MiB) */
+  maxResponseBytes?: number;
+  /**
+   * An undici `Dispatcher` (an `Agent`, `ProxyAgent` or `MockAgent`) to send through. By default undici's global
+   * dispatcher, looked up per call (so nock and MockAgent intercept it), or an `EnvHttpProxyAgent` when
+   * `HTTPS_PROXY`/`HTTP_PROXY` are set. Typed loosely so undici's types do not become part of this package's.
+   */
+  dispatcher?: object;
   /** Called before each retry (for logs). It receives no secret. */
   onRetry?: (event: RetryEvent) => void;
-  /** Sleep function; tests replace it to avoid real waits. */
-  sleep?: (ms: number) => Promise<void>;
-  /** Source of randomness for jitter, in [0, 1). */
-  random?: () => number;
+}
+
+/** Per-call options of every client method. */
+export interface CallOptions {
+  /** Cancels the call, its retries and its waits; it rejects with a ConnectionError of code `aborted`. */
+  signal?: AbortSignal;
 }
 
 /** Describes one retry, for logging. */
@@ -58,7 +65,6 @@ export interface RetryEvent {
 
 /** Defaults of every optional {@link ClientOptions} field (the README's table is checked against these). */
 export const DEFAULT_CLIENT_OPTIONS = {
-  connectTimeoutMs: 10_000,
   headersTimeoutMs: 30_000,
   bodyTimeoutMs: 30_000,
   maxAttempts: 5,
@@ -66,6 +72,7 @@ export const DEFAULT_CLIENT_OPTIONS = {
   maxRetryDelayMs: 10_000,
   maxRetryAfterMs: 60_000,
   callDeadlineMs: 120_000,
+  maxResponseBytes: 32 * 1024 * 1024,
 } as const;
 
 /** One API call. */
@@ -77,6 +84,7 @@ export interface ApiRequest {
   body?: unknown;
   /** Sent as `Idempotency-Key`; a POST is retried only when it has one. */
   idempotencyKey?: string;
+  signal?: AbortSignal;
 }
 
 /** A successful (2xx) response. */
@@ -95,29 +103,17 @@ export interface ApiResponse {
 
 /** Sends API requests with one set of options. */
 export class RequestSender {
-  private readonly options: Required<Omit<ClientOptions, "dispatcher" | "onRetry">> &
-    Pick<ClientOptions, "onRetry">;
-  private readonly dispatcher: Dispatcher;
-  private readonly ownsDispatcher: boolean;
+  private readonly options: Required<Omit<ClientOptions, "dispatcher" | "onRetry">> & Pick<ClientOptions, "onRetry">;
+  private readonly dispatcher: Dispatcher | undefined;
 
   constructor(options: ClientOptions) {
     this.options = {
       ...DEFAULT_CLIENT_OPTIONS,
-      sleep: (ms: number) => sleepFor(ms),
-      random: Math.random,
       ...withoutUndefined(options),
       apiKey: options.apiKey,
       baseUrl: options.baseUrl.replace(/\/+$/, ""),
     };
-    this.ownsDispatcher = options.dispatcher === undefined;
-    this.dispatcher = options.dispatcher ?? new Agent({ connect: { timeout: this.options.connectTimeoutMs } });
-  }
-
-  /** Closes the connections this sender opened (not an injected dispatcher). */
-  async close(): Promise<void> {
-    if (this.ownsDispatcher) {
-      await this.dispatcher.close();
-    }
+    this.dispatcher = options.dispatcher as Dispatcher | undefined;
   }
 
   /** Sends the request, retrying as the options allow; resolves with a 2xx response or rejects with a ProxyApiError. */
@@ -134,14 +130,14 @@ export class RequestSender {
         return { ...result, afterUncertainAttempt: uncertain };
       }
       uncertain ||= result.status === undefined || result.status >= 500 || result.status === 409;
-      if (attempt >= maxAttempts || !isRetryable({ status: result.status, idempotent })) {
+      if (result.code === "aborted" || attempt >= maxAttempts || !isRetryable({ status: result.status, idempotent })) {
         throw result;
       }
       const hint = result.retryAfterMs;
       if (hint !== undefined && hint > maxRetryAfterMs) {
         throw result;
       }
-      const delayMs = Math.max(hint ?? 0, backoffDelay(attempt - 1, this.options, this.options.random));
+      const delayMs = Math.max(hint ?? 0, backoffDelay(attempt - 1, this.options, timing.random));
       if (Date.now() + delayMs >= deadline) {
         throw result;
       }
@@ -153,7 +149,11 @@ export class RequestSender {
         status: result.status,
         code: result.code,
       });
-      await this.options.sleep(delayMs);
+      try {
+        await timing.sleep(delayMs, req.signal);
+      } catch {
+        throw this.connectionError(req.method, path, "aborted", "the call was cancelled");
+      }
     }
   }
 
@@ -185,17 +185,28 @@ export class RequestSender {
     if (remaining <= 0) {
       return this.connectionError(req.method, path, "deadline", "the call's deadline passed before the request was sent");
     }
+    if (req.signal?.aborted) {
+      return this.connectionError(req.method, path, "aborted", "the call was cancelled");
+    }
+    const timeout = AbortSignal.timeout(remaining);
     try {
       const res = await request(url, {
         method: req.method,
         headers,
         body: req.body === undefined ? undefined : JSON.stringify(req.body),
-        dispatcher: this.dispatcher,
+        dispatcher: this.dispatcher ?? defaultDispatcher(),
         headersTimeout: this.options.headersTimeoutMs,
         bodyTimeout: this.options.bodyTimeoutMs,
-        signal: AbortSignal.timeout(remaining),
+        signal: req.signal ? AbortSignal.any([req.signal, timeout]) : timeout,
       });
-      const text = await res.body.text();
+      const text = await readBounded(res.body, this.options.maxResponseBytes);
+      if (text === undefined) {
+        return new UnexpectedResponseError(
+          `${req.method} ${path} returned a body over ${this.options.maxResponseBytes} bytes; it was not read. ` +
+            "The API may have changed; please report it.",
+          { status: res.statusCode, code: "response_too_large", method: req.method, path, requestId: flattenHeaders(res.headers)["x-request-id"] },
+        );
+      }
       const responseHeaders = flattenHeaders(res.headers);
       const requestId = responseHeaders["x-request-id"];
       const body = parseJson(text);
@@ -211,6 +222,9 @@ export class RequestSender {
         retryAfterMs: parseRetryAfter(responseHeaders["retry-after"]),
       });
     } catch (error) {
+      if (req.signal?.aborted) {
+        return this.connectionError(req.method, path, "aborted", "the call was cancelled");
+      }
       const { code, message } = describeNetworkError(error);
       return this.connectionError(req.method, path, code, message);
     }
@@ -257,6 +271,21 @@ export class RequestSender {
 /** Replaces every occurrence of `secret` in `text` with `[redacted]`. */
 function redactSecret(text: string, secret: string): string {
   return secret.length > 0 ? text.split(secret).join("[redacted]") : text;
+}
+
+/** Reads a body as text, or returns undefined (and stops reading) once it passes `limit` bytes. */
+async function readBounded(body: AsyncIterable<Buffer | Uint8Array> & { destroy(): unknown }, limit: number): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > limit) {
+      body.destroy();
+      return undefined;
+    }
+    chunks.push(Buffer.from(chunk));
+  }
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 function withoutUndefined<T extends object>(value: T): Partial<T> {

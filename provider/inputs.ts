@@ -1,0 +1,60 @@
+/**
+ * ProxyOrder's inputs: their defaults, and their validation in zod, reported as Pulumi check failures (one per bad
+ * property, naming what is allowed). Inputs still unknown during preview are not checked.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import { IDEMPOTENCY_KEY_RULE, isValidIdempotencyKey } from "../contract/idempotency";
+import { parseDuration } from "./duration";
+import { UNKNOWN } from "./pulumi-host";
+
+/** Input defaults; the README's resource table lists the same. */
+export const INPUT_DEFAULTS = { waitForReady: true, readyTimeout: "20m" } as const;
+
+/** The longest readyTimeout accepted. */
+const MAX_READY_TIMEOUT_MS = 24 * 3_600_000;
+
+const readyTimeoutReason = (value: unknown) =>
+  `readyTimeout must be a duration such as "20m", "90s" or "1h30m", from 1s to 24h (got ${JSON.stringify(value)}).`;
+
+/** One schema per property, so that each failure names its property. */
+const PROPERTY_SCHEMAS = {
+  planId: z
+    .string({ error: 'planId is required: the id of the plan to buy, such as "dc-us-5".' })
+    .refine((v) => v.trim() !== "", { error: 'planId is required: the id of the plan to buy, such as "dc-us-5".' })
+    .refine((v) => v.length <= 128, { error: (issue) => `planId must be at most 128 characters (got ${String(issue.input).length}).` }),
+  waitForReady: z.boolean({ error: "waitForReady must be true or false." }).optional(),
+  readyTimeout: z
+    .string({ error: (issue) => readyTimeoutReason(issue.input) })
+    .refine(
+      (v) => {
+        const ms = parseDuration(v);
+        return ms !== undefined && ms > 0 && ms <= MAX_READY_TIMEOUT_MS;
+      },
+      { error: (issue) => readyTimeoutReason(issue.input) },
+    )
+    .optional(),
+  idempotencyKey: z
+    .string({ error: `idempotencyKey must be ${IDEMPOTENCY_KEY_RULE}.` })
+    .refine(isValidIdempotencyKey, { error: `idempotencyKey must be ${IDEMPOTENCY_KEY_RULE}.` }),
+  adoptOrderId: z
+    .string({ error: 'adoptOrderId must be the id of an existing order, such as "ord_..." (the orderId output of the stack that bought it).' })
+    .refine((v) => v.trim() !== "" && v.length <= 255, {
+      error: 'adoptOrderId must be the id of an existing order, such as "ord_..." (the orderId output of the stack that bought it).',
+    })
+    .nullish(),
+};
+
+/** Checks every input; returns one failure per bad property. */
+export function checkInputs(news: object): pulumi.dynamic.CheckFailure[] {
+  const failures: pulumi.dynamic.CheckFailure[] = [];
+  for (const [property, schema] of Object.entries(PROPERTY_SCHEMAS)) {
+    const value = (news as Record<string, unknown>)[property];
+    if (value === UNKNOWN) continue;
+    const result = schema.safeParse(value);
+    if (!result.success) {
+      failures.push({ property, reason: result.error.issues[0]?.message ?? `${property} is not valid.` });
+    }
+  }
+  return failures;
+}

@@ -1,0 +1,46 @@
+/**
+ * What the Pulumi engine requires of a dynamic provider, in one place. Each fact cites the host code it matches in
+ * @pulumi/pulumi (`cmd/dynamic-provider/index.js` and `runtime/rpc.js` of the pinned version).
+ */
+import { runtime } from "@pulumi/pulumi";
+import { ProxyError } from "../client/errors";
+
+/**
+ * How the engine marks a value it does not know yet, during preview (`runtime/rpc.js`, `unknownValue`). It arrives
+ * in place of any input, whatever the input's type (pulumi/pulumi#6310).
+ */
+export const UNKNOWN: string = runtime.unknownValue;
+
+/**
+ * The serialized provider travels among a resource's inputs and outputs under this key (`providerKey` in
+ * `cmd/dynamic-provider/index.js`). Methods receive it; it must be copied into a partial create's properties.
+ */
+export const PROVIDER_KEY = "__provider";
+
+/** Inputs as the engine passes them: the resource's own, plus the serialized provider. */
+export type WithProvider<T> = T & { [PROVIDER_KEY]?: unknown };
+
+/**
+ * An error that tells the engine the resource exists although the operation failed: a partial create (or update).
+ * `grpcResponseFromError` in `cmd/dynamic-provider/index.js` reads exactly `id`, `properties` and `reasons` from the
+ * thrown object and sends them as `ErrorResourceInitFailed`; the engine then records the resource with those
+ * properties, and the next `pulumi up` calls `update`. The CLI prints the `reasons`, not the message, so both carry
+ * the whole text.
+ */
+export class PartialOrderError extends ProxyError {
+  readonly reasons: string[];
+
+  constructor(
+    message: string,
+    readonly id: string,
+    readonly properties: Record<string, unknown>,
+  ) {
+    super(message, "partial_create");
+    this.reasons = [message];
+  }
+}
+
+/** The properties of a partial result: the outputs, with the serialized provider copied from the inputs. */
+export function partialProperties(outputs: object, inputs: WithProvider<object>): Record<string, unknown> {
+  return { ...outputs, [PROVIDER_KEY]: inputs[PROVIDER_KEY] };
+}

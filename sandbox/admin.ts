@@ -1,0 +1,57 @@
+/**
+ * The sandbox's admin routes under `/__sandbox/` (only with `enableAdmin`): fault injection and the records, for
+ * tests that drive a sandbox in another process. They need the sandbox's full API key.
+ */
+import type { FailFault } from "./faults";
+import { parseMaybe, Problem } from "./http";
+import type { Sandbox } from "./server";
+
+/** Answers one admin request. */
+export function handleAdmin(
+  method: string,
+  path: string,
+  body: string,
+  sandbox: Omit<Sandbox, "url" | "port" | "stop">,
+): { status: number; body: unknown } {
+  const input = (parseMaybe(body) ?? {}) as Record<string, unknown>;
+  if (method === "POST" && path === "/__sandbox/faults") {
+    if (input.clear === true) sandbox.faults.clear();
+    if (input.failNext) sandbox.faults.failNext(input.failNext as FailFault);
+    if (typeof input.resetAfterCommit === "number") sandbox.faults.resetAfterCommit = input.resetAfterCommit;
+    if (typeof input.delayMs === "number") sandbox.faults.delayMs = input.delayMs;
+    if (typeof input.advanceClockMs === "number") sandbox.clock.advance(input.advanceClockMs);
+    if (typeof input.notFoundReadsForNewOrders === "number") {
+      sandbox.faults.notFoundReadsForNewOrders = input.notFoundReadsForNewOrders;
+    }
+    if (typeof input.failNewOrders === "number") sandbox.faults.failNewOrders = input.failNewOrders;
+    return { status: 200, body: { ok: true } };
+  }
+  if (method === "POST" && path === "/__sandbox/reset") {
+    sandbox.reset();
+    return { status: 200, body: { ok: true } };
+  }
+  const status = /^\/__sandbox\/orders\/([^/]+)\/status$/.exec(path);
+  if (method === "GET" && status) {
+    const id = decodeURIComponent(status[1] ?? "");
+    const current = sandbox.orderStatus(id);
+    if (current === undefined) throw new Problem(404, `No order has the id "${id}".`);
+    return { status: 200, body: { id, status: current } };
+  }
+  if (method === "GET" && path === "/__sandbox/requests") {
+    return { status: 200, body: { data: sandbox.requests } };
+  }
+  if (method === "GET" && path === "/__sandbox/orders") {
+    return { status: 200, body: { data: sandbox.createdOrders } };
+  }
+  const cancel = /^\/__sandbox\/orders\/([^/]+)\/cancel$/.exec(path);
+  if (method === "POST" && cancel) {
+    sandbox.cancelOrder(decodeURIComponent(cancel[1] ?? ""));
+    return { status: 200, body: { ok: true } };
+  }
+  const remove = /^\/__sandbox\/orders\/([^/]+)$/.exec(path);
+  if (method === "DELETE" && remove) {
+    sandbox.removeOrder(decodeURIComponent(remove[1] ?? ""));
+    return { status: 200, body: { ok: true } };
+  }
+  throw new Problem(404, `No admin route ${method} ${path}.`);
+}

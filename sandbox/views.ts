@@ -1,0 +1,102 @@
+/**
+ * What the API shows of the sandbox's state at a given time: an order's status, the order and proxy records in their
+ * wire shape, and the usage. Pure functions of the state and `now`.
+ */
+import { PLANS } from "./catalogue";
+import type { SandboxState, StoredOrder, StoredProxy } from "./state";
+
+/** Bytes per second and requests per second each active proxy adds to the usage. */
+const BYTES_PER_PROXY_SECOND = 48_000;
+const REQUESTS_PER_PROXY_SECOND = 0.5;
+/** The sandbox account's monthly bandwidth allowance: 500 GiB; requests are unlimited. */
+const BANDWIDTH_LIMIT_BYTES = 500 * 1024 ** 3;
+const DAY_MS = 86_400_000;
+
+/** When the order's provisioning ends (it becomes `active` or `failed`). */
+const readyTime = (order: StoredOrder): number => order.createdAt + order.provisioningMs;
+
+/** When an active order expires. */
+function expiryTime(order: StoredOrder): number {
+  return readyTime(order) + (PLANS[order.planId]?.durationDays ?? 30) * DAY_MS;
+}
+
+/** Status of an order at time `now`: pending for the first quarter of provisioning, then provisioning, then done. */
+export function orderStatus(order: StoredOrder, now: number): string {
+  if (order.cancelledAt !== undefined && now >= order.cancelledAt) return "cancelled";
+  const elapsed = now - order.createdAt;
+  if (elapsed < order.provisioningMs / 4) return "pending";
+  if (elapsed < order.provisioningMs) return "provisioning";
+  if (PLANS[order.planId]?.failsWith || order.fails) return "failed";
+  return now < expiryTime(order) ? "active" : "expired";
+}
+
+/** Proxies of every active order, in order of creation. */
+export function activeProxies(state: SandboxState, now: number): StoredProxy[] {
+  return [...state.orders.values()].filter((o) => orderStatus(o, now) === "active").flatMap((o) => o.proxies);
+}
+
+/** The order as the API returns it. */
+export function orderView(state: SandboxState, order: StoredOrder, now: number, pollingHints = true): Record<string, unknown> {
+  const status = orderStatus(order, now);
+  const plan = PLANS[order.planId];
+  const readyAt = readyTime(order);
+  const terminal = status !== "pending" && status !== "provisioning";
+  const statusAt = status === "cancelled" && order.cancelledAt !== undefined ? order.cancelledAt : terminal ? readyAt : order.createdAt;
+  const view: Record<string, unknown> = {
+    id: order.id,
+    plan_id: order.planId,
+    status,
+    status_reason: null,
+    created_at: iso(order.createdAt),
+    updated_at: iso(statusAt),
+    ready_at: null,
+  };
+  if (!terminal && pollingHints) {
+    view.estimated_ready_at = iso(readyAt);
+  }
+  if (status === "failed") {
+    view.status_reason = plan?.failsWith ?? { code: "provisioning_failed", message: "Provisioning failed." };
+  }
+  if (status === "cancelled") {
+    view.status_reason = { code: "cancelled_by_operator", message: "The order was cancelled by the operator." };
+  }
+  if (status === "active" || status === "expired") {
+    view.ready_at = iso(readyAt);
+    view.proxies = status === "active" ? order.proxies.map((p) => proxyView(state, p)) : [];
+  }
+  return view;
+}
+
+/** A proxy as the API returns it. */
+export function proxyView(state: SandboxState, proxy: StoredProxy): Record<string, unknown> {
+  const order = state.orders.get(proxy.order_id);
+  return { ...proxy, ...(order ? { expires_at: iso(expiryTime(order)) } : {}) };
+}
+
+/** Usage of the current calendar month (UTC), grown from the active time of every proxy. */
+export function usageView(state: SandboxState, now: number): Record<string, unknown> {
+  const date = new Date(now);
+  const start = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+  const end = Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
+  let proxySeconds = 0;
+  for (const order of state.orders.values()) {
+    const plan = PLANS[order.planId];
+    if (!plan || plan.failsWith || order.fails) continue;
+    // Billing runs from the ready time (or the month's start) to expiry, counted from the ready time, or cancellation.
+    const activeFrom = Math.max(start, readyTime(order));
+    const activeUntil = Math.min(now, order.cancelledAt ?? now, expiryTime(order));
+    if (activeUntil > activeFrom) {
+      proxySeconds += ((activeUntil - activeFrom) / 1000) * order.proxies.length;
+    }
+  }
+  return {
+    period: { start: iso(start), end: iso(end) },
+    as_of: iso(now),
+    bandwidth: { used_bytes: Math.floor(proxySeconds * BYTES_PER_PROXY_SECOND), limit_bytes: BANDWIDTH_LIMIT_BYTES },
+    requests: { used: Math.floor(proxySeconds * REQUESTS_PER_PROXY_SECOND), limit: null },
+  };
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
