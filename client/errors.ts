@@ -15,6 +15,9 @@ export class ProxyError extends Error {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
+    // Pulumi's brand for RunError (`RunError.isInstance` in @pulumi/pulumi's errors.js): a program that fails with one
+    // of ours prints its message once, without a stack trace. Non-enumerable, so it stays out of logs and JSON.
+    Object.defineProperty(this, "__pulumiRunError", { value: true, enumerable: false });
   }
 }
 

@@ -4,7 +4,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ProxyFilters } from "../client/client";
 import { splitCredentials, type ProxyCredential, type ProxyInfo } from "../provider/order-state";
-import { programClient } from "./program-client";
+import { callFunction, dependencies, programClient, type FunctionOutputOptions } from "./program-client";
 
 /**
  * Filters of {@link getProxies}: those of `GET /v1/proxies`. There is no `includeCredentials` here: a plain Promise
@@ -30,12 +30,18 @@ export interface GetProxiesResult {
   credentials: ProxyCredential[];
 }
 
-async function listProxies(args: GetProxiesArgs): Promise<{ proxies: ProxyInfo[]; credentials: ProxyCredential[] }> {
-  const all = await programClient().listProxies({ type: args.type, country: args.country, orderId: args.orderId });
-  return splitCredentials(all);
+async function listProxies(args: GetProxiesArgs, includeCredentials: boolean): Promise<GetProxiesResult> {
+  const filters = { type: args.type, country: args.country, orderId: args.orderId };
+  const result = await callFunction("proxy:index:getProxies", { ...filters, includeCredentials }, async () =>
+    splitCredentials(await programClient().listProxies(filters)),
+  );
+  return { proxies: result.proxies ?? [], credentials: includeCredentials ? (result.credentials ?? []) : [] };
 }
 
-/** Lists the proxies assigned to the account (`GET /v1/proxies`, all pages), without credentials. */
+/**
+ * Lists the proxies assigned to the account (`GET /v1/proxies`, all pages), without credentials. Under `setMocks`:
+ * the mocks' `proxy:index:getProxies`.
+ */
 export async function getProxies(args: GetProxiesArgs = {}): Promise<GetProxiesResult> {
   if ((args as { includeCredentials?: unknown }).includeCredentials) {
     throw new Error(
@@ -43,16 +49,18 @@ export async function getProxies(args: GetProxiesArgs = {}): Promise<GetProxiesR
         "Promise would put proxy passwords into stack outputs in plain text.",
     );
   }
-  const { proxies } = await listProxies(args);
-  return { proxies, credentials: [] };
+  return listProxies(args, false);
 }
 
-/** Like {@link getProxies}, taking Inputs; with `includeCredentials` the whole result is secret. */
-export function getProxiesOutput(args: GetProxiesOutputArgs = {}): pulumi.Output<GetProxiesResult> {
-  const filters = pulumi.output({ type: args.type, country: args.country, orderId: args.orderId });
-  if (!args.includeCredentials) {
-    return filters.apply((plain) => getProxies(plain));
-  }
+/**
+ * Like {@link getProxies}, taking Inputs; with `includeCredentials` the whole result is secret. `dependsOn` delays
+ * the call until those resources exist.
+ */
+export function getProxiesOutput(args: GetProxiesOutputArgs = {}, options: FunctionOutputOptions = {}): pulumi.Output<GetProxiesResult> {
+  const filters = pulumi
+    .all([pulumi.output({ type: args.type, country: args.country, orderId: args.orderId }), dependencies(options)])
+    .apply(([plain]) => plain);
+  const includeCredentials = args.includeCredentials === true;
   // Marked secret before the credentials exist, so no Output ever holds them unmarked.
-  return pulumi.secret(filters).apply((plain) => listProxies(plain));
+  return (includeCredentials ? pulumi.secret(filters) : filters).apply((plain) => listProxies(plain, includeCredentials));
 }

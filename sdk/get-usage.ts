@@ -3,17 +3,17 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { Usage } from "../contract/types";
-import { programClient } from "./program-client";
+import { callFunction, dependencies, programClient, type FunctionOutputOptions } from "./program-client";
 
 /** Result of {@link getUsage}: `null` limits mean unlimited; bytes are integers. */
 export type GetUsageResult = Usage;
 
-/** Reads the usage of the current billing period (`GET /v1/usage`). */
+/** Reads the usage of the current billing period (`GET /v1/usage`). Under `setMocks`: the mocks' `proxy:index:getUsage`. */
 export async function getUsage(): Promise<GetUsageResult> {
-  return programClient().getUsage();
+  return callFunction("proxy:index:getUsage", {}, () => programClient().getUsage());
 }
 
-/** Like {@link getUsage}, as an Output. */
-export function getUsageOutput(): pulumi.Output<GetUsageResult> {
-  return pulumi.output(getUsage());
+/** Like {@link getUsage}, as an Output; `dependsOn` delays the call until those resources exist. */
+export function getUsageOutput(options: FunctionOutputOptions = {}): pulumi.Output<GetUsageResult> {
+  return dependencies(options).apply(() => getUsage());
 }

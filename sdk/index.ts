@@ -7,6 +7,7 @@ export { getProxies, getProxiesOutput } from "./get-proxies";
 export type { GetProxiesArgs, GetProxiesOutputArgs, GetProxiesResult } from "./get-proxies";
 export { getUsage, getUsageOutput } from "./get-usage";
 export type { GetUsageResult } from "./get-usage";
+export type { FunctionOutputOptions } from "./program-client";
 export type { ProxyInfo, ProxyCredential } from "../provider/order-state";
 export type { ProxyRecord, Usage, Order, StatusReason, ProxyPage } from "../contract/types";
 export { ProxyApiClient } from "../client/client";

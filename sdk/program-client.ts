@@ -1,12 +1,47 @@
 /**
- * The API client as the functions use it, in the program's own process (dynamic providers have no invokes).
+ * How the functions reach the API from the program's own process (dynamic providers have no invokes), and how they
+ * behave under Pulumi's unit-test mocks and with `dependsOn`.
  */
 import * as pulumi from "@pulumi/pulumi";
+import { MockMonitor } from "@pulumi/pulumi/runtime/mocks";
 import { ProxyApiClient } from "../client/client";
 import { resolveSettings } from "../provider/config";
+
+/** Options of the Output forms, as Pulumi's own `getXOutput` functions take them. */
+export interface FunctionOutputOptions {
+  /**
+   * Resources to wait for before calling the API: the call is made once each of them exists (its `id` is known), so
+   * the result reflects them. During a preview where one of them is still to be created, the result is unknown.
+   */
+  dependsOn?: pulumi.Input<pulumi.Input<pulumi.Resource>[]> | pulumi.Input<pulumi.Resource>;
+}
 
 /** The process's client, configured from the stack's `proxy:*` config or the environment. */
 export function programClient(): ProxyApiClient {
   // runtime.getConfig reads secrets without the plain-text warning of Config.get; the key stays in memory only.
   return ProxyApiClient.shared(resolveSettings((key) => pulumi.runtime.getConfig(key)));
+}
+
+/**
+ * Runs a function: against the API, or, under `pulumi.runtime.setMocks`, through the mocks' `call` with the token
+ * `proxy:index:<name>`, so unit tests of a program control the result without an API or any configuration.
+ */
+export async function callFunction<R>(token: string, args: Record<string, unknown>, call: () => Promise<R>): Promise<R> {
+  if (pulumi.runtime.getMonitor() instanceof MockMonitor) {
+    return (await pulumi.runtime.invoke(token, withoutUndefined(args))) as R;
+  }
+  return call();
+}
+
+/** An Output that resolves once every resource in `dependsOn` exists; `undefined` without dependencies. */
+export function dependencies(options: FunctionOutputOptions = {}): pulumi.Output<unknown> {
+  if (options.dependsOn === undefined) return pulumi.output(undefined);
+  return pulumi.output(options.dependsOn).apply((deps) => {
+    const list = Array.isArray(deps) ? deps : [deps];
+    return pulumi.all(list.map((r) => (pulumi.CustomResource.isInstance(r) ? r.id : r.urn)));
+  });
+}
+
+function withoutUndefined(args: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined));
 }

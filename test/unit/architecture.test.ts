@@ -14,7 +14,7 @@ const PARTS = {
   contract: { parts: ["contract"], packages: ["zod"] },
   client: { parts: ["contract", "client"], packages: ["undici"] },
   provider: { parts: ["contract", "client", "provider"], packages: ["@pulumi/pulumi", "zod"] },
-  sdk: { parts: ["contract", "client", "provider", "sdk"], packages: ["@pulumi/pulumi", "pulumi-proxy/provider"] },
+  sdk: { parts: ["contract", "client", "provider", "sdk"], packages: ["@pulumi/pulumi", "@pulumi/pulumi/runtime/mocks", "pulumi-proxy/provider"] },
   sandbox: { parts: ["contract", "sandbox"], packages: [] },
 } as const;
 

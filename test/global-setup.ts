@@ -1,0 +1,9 @@
+/**
+ * Runs once before the tests: makes `require("pulumi-proxy")` resolve to this working tree (as an install would),
+ * for the example tests and the end-to-end programs.
+ */
+import { linkWorkingTree } from "./helpers/pulumi";
+
+export default function setup(): void {
+  linkWorkingTree();
+}
