@@ -1,8 +1,6 @@
-import { execFile } from "node:child_process";
-import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "../../sandbox";
-import { pulumiBinary, PulumiProgram, REPO_ROOT } from "../helpers/pulumi";
+import { PulumiProgram } from "../helpers/pulumi";
 
 describe("examples/stack-outputs reads a proxy stack through a StackReference", () => {
   let sandbox: Sandbox;
@@ -36,35 +34,5 @@ describe("examples/stack-outputs reads a proxy stack through a StackReference", 
     const urls = (await consumer.outputs({ showSecrets: true })).proxyUrls as string[];
     expect(urls[0]).toMatch(/^socks5:\/\/user_\w+:[0-9a-f]{24}@\[2001:db8::[0-9a-f]+\]:\d+$/);
     await consumer.destroy();
-  });
-});
-
-describe("examples/ci-preview runs a preview the way CI does", () => {
-  let program: PulumiProgram;
-  beforeAll(async () => {
-    program = await PulumiProgram.create("examples/quickstart", "ci");
-  }, 120_000);
-  afterAll(() => program?.cleanup());
-
-  it("starts its own sandbox, previews with the environment fallbacks, and buys nothing", async () => {
-    const script = join(REPO_ROOT, "examples", "ci-preview", "preview.sh");
-    const result = await new Promise<{ code: number; out: string }>((resolve) => {
-      execFile(
-        "bash",
-        [script, program.dir],
-        {
-          cwd: REPO_ROOT,
-          env: { ...program.env, PULUMI_STACK: "ci", PATH: `${dirname(pulumiBinary())}:${program.env.PATH}` },
-        },
-        (error, stdout, stderr) => resolve({ code: error ? 1 : 0, out: stdout + stderr }),
-      );
-    });
-    expect(result.out).toContain("previewing against the local sandbox");
-    expect(result.code).toBe(0);
-    expect(result.out).toContain("+ pulumi-nodejs:dynamic/proxy:ProxyOrder: (create)");
-    expect(result.out).toMatch(/\+ 2 to create/);
-    expect(result.out).not.toContain("sk_sandbox_0123456789abcdef");
-    // A preview records nothing: the stack still has no resources.
-    expect((await program.exportState()).resources).toEqual([]);
   });
 });

@@ -61,13 +61,17 @@ export class PulumiProgram {
   private readonly ownsState: boolean;
   readonly env: NodeJS.ProcessEnv;
 
-  private constructor(programPath: string, readonly stack: string, sharedState?: string) {
-    linkWorkingTree();
-    // Inside the repository, so the program resolves @pulumi/pulumi and pulumi-proxy from its node_modules.
-    const scratch = join(REPO_ROOT, ".e2e");
-    mkdirSync(scratch, { recursive: true });
-    this.dir = mkdtempSync(join(scratch, `${programPath.split("/").pop()}-`));
-    cpSync(join(REPO_ROOT, programPath), this.dir, { recursive: true });
+  private constructor(programPath: string, readonly stack: string, sharedState?: string, installedDir?: string) {
+    if (installedDir) {
+      this.dir = installedDir;
+    } else {
+      linkWorkingTree();
+      // Inside the repository, so the program resolves @pulumi/pulumi and pulumi-proxy from its node_modules.
+      const scratch = join(REPO_ROOT, ".e2e");
+      mkdirSync(scratch, { recursive: true });
+      this.dir = mkdtempSync(join(scratch, `${programPath.split("/").pop()}-`));
+      cpSync(join(REPO_ROOT, programPath), this.dir, { recursive: true });
+    }
     this.ownsState = sharedState === undefined;
     this.state = sharedState ?? mkdtempSync(join(tmpdir(), "pulumi-proxy-e2e-"));
     mkdirSync(join(this.state, "backend"), { recursive: true });
@@ -88,8 +92,12 @@ export class PulumiProgram {
    * Copies the program folder (relative to the repository, such as `examples/quickstart`) and creates the stack.
    * `sameBackendAs` puts the stack in another program's backend, so a StackReference can read it.
    */
-  static async create(programPath: string, stack = "e2e", options: { sameBackendAs?: PulumiProgram } = {}): Promise<PulumiProgram> {
-    const program = new PulumiProgram(programPath, stack, options.sameBackendAs?.state);
+  static async create(
+    programPath: string,
+    stack = "e2e",
+    options: { sameBackendAs?: PulumiProgram; installedDir?: string } = {},
+  ): Promise<PulumiProgram> {
+    const program = new PulumiProgram(programPath, stack, options.sameBackendAs?.state, options.installedDir);
     await program.run(["stack", "init", stack]);
     return program;
   }
@@ -158,9 +166,9 @@ export class PulumiProgram {
     return { text: stdout, resources: parsed.deployment.resources ?? [] };
   }
 
-  /** Removes the copy and the state. */
+  /** Removes the copy (not an installed program's folder) and the state. */
   cleanup(): void {
-    rmSync(this.dir, { recursive: true, force: true });
+    if (this.dir.startsWith(join(REPO_ROOT, ".e2e"))) rmSync(this.dir, { recursive: true, force: true });
     if (this.ownsState) {
       rmSync(this.state, { recursive: true, force: true });
     }
