@@ -1,0 +1,95 @@
+// Engine overhead: `pulumi up`, a no-change preview, refresh and destroy of N ProxyOrders against the same N no-op
+// dynamic resources, with the same CLI, backend and settings. The sandbox provisions at once, so the figure is this
+// package's cost per resource, not the API's.
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const NOOP_PROGRAM = `const pulumi = require("@pulumi/pulumi");
+const provider = {
+  async create(inputs) { return { id: "noop-" + inputs.name, outs: inputs }; },
+  async read(id, props) { return { id, props, inputs: props }; },
+  async diff() { return { changes: false }; },
+};
+const count = new pulumi.Config().getNumber("count") ?? 1;
+for (let i = 0; i < count; i++) new pulumi.dynamic.Resource(provider, "noop-" + i, { name: String(i) }, {});
+`;
+
+export async function engineFigures(root, repeats, startSandbox) {
+  const pulumi = execFileSync(join(root, "scripts", "ensure-pulumi"), { encoding: "utf8" }).trim().split("\n").pop();
+  const sandbox = await startSandbox({ provisioningMs: 0, rateLimit: false });
+  const scratch = join(root, ".e2e");
+  mkdirSync(scratch, { recursive: true });
+  const state = mkdtempSync(join(tmpdir(), "pulumi-proxy-bench-"));
+  const env = {
+    ...process.env,
+    PULUMI_HOME: join(state, "home"),
+    PULUMI_BACKEND_URL: `file://${join(state, "backend")}`,
+    PULUMI_CONFIG_PASSPHRASE: "bench",
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+    PROXY_API_BASE_URL: sandbox.url,
+    PROXY_API_KEY: sandbox.apiKey,
+  };
+  mkdirSync(join(state, "backend"), { recursive: true });
+  const programs = {
+    ours: mkdtempSync(join(scratch, "bench-orders-")),
+    noop: mkdtempSync(join(scratch, "bench-noop-")),
+  };
+  cpSync(join(root, "test", "e2e", "programs", "fleet"), programs.ours, { recursive: true });
+  writeFileSync(join(programs.noop, "Pulumi.yaml"), "name: bench-noop\nruntime: nodejs\n");
+  writeFileSync(join(programs.noop, "package.json"), '{ "name": "bench-noop", "private": true, "main": "index.js" }\n');
+  writeFileSync(join(programs.noop, "index.js"), NOOP_PROGRAM);
+  const cli = (dir, args) => execFileSync(pulumi, [...args, "--non-interactive"], { cwd: dir, env, stdio: "pipe" });
+  for (const dir of Object.values(programs)) cli(dir, ["stack", "init", "bench"]);
+
+  const steps = {
+    up: ["up", "--yes", "--skip-preview"],
+    "no-change preview": ["preview", "--expect-no-changes"],
+    refresh: ["refresh", "--yes", "--skip-preview"],
+    destroy: ["destroy", "--yes", "--skip-preview"],
+  };
+  const figures = [];
+  try {
+    for (const n of [1, 10, 50]) {
+      const times = { ours: {}, noop: {} };
+      for (const [name, dir] of Object.entries(programs)) {
+        cli(dir, ["config", "set", "count", String(n)]);
+        for (let r = 0; r < repeats; r++) {
+          for (const [step, args] of Object.entries(steps)) {
+            const started = performance.now();
+            cli(dir, args);
+            (times[name][step] ??= []).push(performance.now() - started);
+          }
+        }
+      }
+      for (const step of Object.keys(steps)) {
+        const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+        const ours = med(times.ours[step]);
+        const noop = med(times.noop[step]);
+        const ratio = ours / noop;
+        figures.push([
+          "engine overhead",
+          `N = ${n}, ${step}: ${(ours / 1000).toFixed(1)} s vs no-op ${(noop / 1000).toFixed(1)} s`,
+          `${ratio.toFixed(2)}x`,
+          "<= 1.2x",
+          ratio <= 1.2 ? "met" : "missed",
+        ]);
+      }
+    }
+    // State size: the serialized provider stored with each ProxyOrder.
+    cli(programs.ours, ["config", "set", "count", "1"]);
+    cli(programs.ours, ["up", "--yes", "--skip-preview"]);
+    const exported = JSON.parse(cli(programs.ours, ["stack", "export"]).toString());
+    const order = exported.deployment.resources.find((r) => r.type.endsWith(":ProxyOrder"));
+    const size = String(order?.inputs?.__provider ?? "").length;
+    figures.push(["state size", "serialized provider per ProxyOrder (bytes)", String(size), "<= 8000", size <= 8000 ? "met" : "missed"]);
+    cli(programs.ours, ["destroy", "--yes", "--skip-preview"]);
+  } finally {
+    await sandbox.stop();
+    for (const dir of Object.values(programs)) rmSync(dir, { recursive: true, force: true });
+    rmSync(state, { recursive: true, force: true });
+  }
+  return figures;
+}
