@@ -1,8 +1,8 @@
 // Engine overhead: `pulumi up`, a no-change preview, refresh and destroy of N ProxyOrders against the same N no-op
 // dynamic resources, with the same CLI, backend and settings. The sandbox provisions at once, so the figure is this
 // package's cost per resource, not the API's.
-import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { execFile, execFileSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -21,6 +21,8 @@ export async function engineFigures(root, repeats, startSandbox) {
   const sandbox = await startSandbox({ provisioningMs: 0, rateLimit: false });
   const scratch = join(root, ".e2e");
   mkdirSync(scratch, { recursive: true });
+  // The programs import `pulumi-proxy`: resolve it to this working tree, as an install would.
+  if (!existsSync(join(root, "node_modules", "pulumi-proxy"))) symlinkSync("..", join(root, "node_modules", "pulumi-proxy"), "dir");
   const state = mkdtempSync(join(tmpdir(), "pulumi-proxy-bench-"));
   const env = {
     ...process.env,
@@ -41,8 +43,14 @@ export async function engineFigures(root, repeats, startSandbox) {
   writeFileSync(join(programs.noop, "Pulumi.yaml"), "name: bench-noop\nruntime: nodejs\n");
   writeFileSync(join(programs.noop, "package.json"), '{ "name": "bench-noop", "private": true, "main": "index.js" }\n');
   writeFileSync(join(programs.noop, "index.js"), NOOP_PROGRAM);
-  const cli = (dir, args) => execFileSync(pulumi, [...args, "--non-interactive"], { cwd: dir, env, stdio: "pipe" });
-  for (const dir of Object.values(programs)) cli(dir, ["stack", "init", "bench"]);
+  // Asynchronous: the sandbox answers from this process's event loop.
+  const cli = (dir, args) =>
+    new Promise((resolve, reject) =>
+      execFile(pulumi, [...args, "--non-interactive"], { cwd: dir, env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
+        error ? reject(new Error(`pulumi ${args.join(" ")} failed:\n${stdout}\n${stderr}`)) : resolve(stdout),
+      ),
+    );
+  for (const dir of Object.values(programs)) await cli(dir, ["stack", "init", "bench"]);
 
   const steps = {
     up: ["up", "--yes", "--skip-preview"],
@@ -55,11 +63,11 @@ export async function engineFigures(root, repeats, startSandbox) {
     for (const n of [1, 10, 50]) {
       const times = { ours: {}, noop: {} };
       for (const [name, dir] of Object.entries(programs)) {
-        cli(dir, ["config", "set", "count", String(n)]);
+        await cli(dir, ["config", "set", "count", String(n)]);
         for (let r = 0; r < repeats; r++) {
           for (const [step, args] of Object.entries(steps)) {
             const started = performance.now();
-            cli(dir, args);
+            await cli(dir, args);
             (times[name][step] ??= []).push(performance.now() - started);
           }
         }
@@ -79,13 +87,13 @@ export async function engineFigures(root, repeats, startSandbox) {
       }
     }
     // State size: the serialized provider stored with each ProxyOrder.
-    cli(programs.ours, ["config", "set", "count", "1"]);
-    cli(programs.ours, ["up", "--yes", "--skip-preview"]);
-    const exported = JSON.parse(cli(programs.ours, ["stack", "export"]).toString());
+    await cli(programs.ours, ["config", "set", "count", "1"]);
+    await cli(programs.ours, ["up", "--yes", "--skip-preview"]);
+    const exported = JSON.parse(await cli(programs.ours, ["stack", "export"]));
     const order = exported.deployment.resources.find((r) => r.type.endsWith(":ProxyOrder"));
     const size = String(order?.inputs?.__provider ?? "").length;
     figures.push(["state size", "serialized provider per ProxyOrder (bytes)", String(size), "<= 8000", size <= 8000 ? "met" : "missed"]);
-    cli(programs.ours, ["destroy", "--yes", "--skip-preview"]);
+    await cli(programs.ours, ["destroy", "--yes", "--skip-preview"]);
   } finally {
     await sandbox.stop();
     for (const dir of Object.values(programs)) rmSync(dir, { recursive: true, force: true });
