@@ -89,7 +89,7 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
       const ready = await waitForOrder({
         client: api,
         orderId: order.id,
-        deadline: Date.now() + (parseDuration(inputs.readyTimeout) ?? 0),
+        deadline: (options.wait?.clock?.now() ?? Date.now()) + (parseDuration(inputs.readyTimeout) ?? 0),
         lastSeen: order,
         onProgress: (p) => log.info(`proxy: order ${p.orderId} is ${p.status} (waited ${formatDuration(p.waitedMs)})`),
         ...options.wait,

@@ -16,7 +16,7 @@ import {
 } from "../../client/errors";
 import { waitForOrder } from "../../provider/wait";
 import { SANDBOX_READ_ONLY_API_KEY, startSandbox } from "../../sandbox";
-import { activeOrder, useSandbox } from "../helpers/sandbox";
+import { activeOrder, sandboxClock, useSandbox } from "../helpers/sandbox";
 
 const sandbox = useSandbox();
 
@@ -26,7 +26,7 @@ describe("client against the sandbox", () => {
     const { order, replayed } = await client.createOrder({ planId: "dc-us-5", idempotencyKey: "happy-1" });
     expect(replayed).toBe(false);
     expect(order.status).toBe("pending");
-    await activeOrder(client, order.id);
+    await activeOrder(sandbox.current, client, order.id);
     const { order: active } = await client.getOrder(order.id);
     expect(active.proxies).toHaveLength(5);
     expect(active.readyAt).toBeTruthy();
@@ -43,7 +43,7 @@ describe("client against the sandbox", () => {
   it("filters by type and country and pages through 250 proxies by cursor", async () => {
     const client = sandbox.client();
     const { order } = await client.createOrder({ planId: "dc-us-250", idempotencyKey: "pages-1" });
-    await activeOrder(client, order.id);
+    await activeOrder(sandbox.current, client, order.id);
     sandbox.current.requests.length = 0;
     const proxies = await client.listProxies({ orderId: order.id, pageSize: 100 });
     expect(proxies).toHaveLength(250);
@@ -101,7 +101,8 @@ describe("client against the sandbox", () => {
     sandbox.current.faults.notFoundReadsForNewOrders = 2;
     const client = sandbox.client();
     const { order } = await client.createOrder({ planId: "dc-us-5", idempotencyKey: "burst-1" });
-    const active = await waitForOrder({ client, orderId: order.id, deadline: Date.now() + 10_000, basePollMs: 20, maxPollMs: 100 });
+    const clock = sandboxClock(() => sandbox.current);
+    const active = await waitForOrder({ client, orderId: order.id, deadline: clock.now() + 10_000, clock });
     expect(active.status).toBe("active");
     const reads = sandbox.current.requests.filter((r) => r.path === `/v1/orders/${order.id}`);
     expect(reads.slice(0, 2).map((r) => r.status)).toEqual([404, 404]);
@@ -164,7 +165,7 @@ describe("sandbox limits and persistence", () => {
 
       const second = await startSandbox({ stateFile, provisioningMs: 100 });
       const c2 = new ProxyApiClient({ baseUrl: second.url, apiKey: second.apiKey });
-      await activeOrder(c2, order.id);
+      await activeOrder(second, c2, order.id);
       const replay = await c2.createOrder({ planId: "dc-us-5", idempotencyKey: "persist-1" });
       expect(replay).toMatchObject({ replayed: true, order: { id: order.id, status: "active" } });
       expect(second.createdOrders).toHaveLength(0);

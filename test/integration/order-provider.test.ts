@@ -7,7 +7,7 @@ import { createOrderProvider, type OrderProviderOptions } from "../../provider/o
 import { PartialOrderError, UNKNOWN } from "../../provider/pulumi-host";
 import type { OrderInputs, OrderOutputs } from "../../provider/order-state";
 import { startSandbox, type Sandbox } from "../../sandbox";
-import { useSandbox } from "../helpers/sandbox";
+import { sandboxClock, useSandbox } from "../helpers/sandbox";
 
 const sandbox = useSandbox();
 
@@ -17,7 +17,7 @@ function provider(extra: Partial<OrderProviderOptions> = {}, target: () => Sandb
     env: { PROXY_API_BASE_URL: target().url, PROXY_API_KEY: target().apiKey },
     log: { info: (m) => lines.push(`info ${m}`), warn: (m) => lines.push(`warn ${m}`) },
     client: { initialRetryDelayMs: 10, maxRetryDelayMs: 20 },
-    wait: { basePollMs: 20, maxPollMs: 100 },
+    wait: { clock: sandboxClock(target) },
     absence: { delayMs: 10 },
     ...extra,
   });

@@ -62,7 +62,7 @@ describe("sandbox: the contract as written", () => {
 
   it("ends an order of the failing plan in failed, with a status_reason", async () => {
     const created = await call("POST", "/v1/orders", { body: '{"plan_id":"res-br-out-of-stock"}' });
-    await new Promise((r) => setTimeout(r, 400));
+    sandbox.current.clock.advance(1000);
     const read = await call("GET", `/v1/orders/${created.body.id}`);
     expect(read.body).toMatchObject({ status: "failed", status_reason: { code: "out_of_stock" } });
     expect(read.headers["retry-after"]).toBeUndefined();
@@ -77,7 +77,7 @@ describe("sandbox: the contract as written", () => {
 
   it("shows a cancelled order with its reason and without its proxies in the list", async () => {
     const created = await call("POST", "/v1/orders", { body: '{"plan_id":"isp-gb-2"}' });
-    await new Promise((r) => setTimeout(r, 400));
+    sandbox.current.clock.advance(1000);
     expect((await call("GET", `/v1/proxies?order_id=${created.body.id}`)).body.data).toHaveLength(2);
     sandbox.current.cancelOrder(created.body.id);
     const read = await call("GET", `/v1/orders/${created.body.id}`);
