@@ -12,7 +12,7 @@ import type { ClientOptions } from "../client/request";
 import { isPendingState, isSpentState, isTargetState } from "../contract/states";
 import type { Order } from "../contract/types";
 import { confirmOrderGone, type AbsenceCheckOptions } from "./absence";
-import { resolveSettings, type ConfigLookup } from "./config";
+import { ConfigurationError, resolveSettings, type ConfigLookup } from "./config";
 import { formatDuration, parseDuration } from "./duration";
 import { nextPurchaseKey } from "./idempotency";
 import { checkInputs, INPUT_DEFAULTS } from "./inputs";
@@ -181,9 +181,13 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
     /** Validates inputs and applies defaults; unknown values (preview) pass. */
     async check(_olds: UncheckedInputs, news: UncheckedInputs) {
       const failures = checkInputs(news);
-      if (failures.length === 0) {
-        // Fail a preview that could never run: missing or unsafe configuration.
+      // Fail a preview that could never run: missing or unsafe configuration. A check failure prints as one line on
+      // the resource; a thrown error would also be printed with its stack by the dynamic provider host.
+      try {
         resolveSettings(lookup, options.env ?? process.env);
+      } catch (error) {
+        if (!(error instanceof ConfigurationError)) throw error;
+        failures.push({ property: "", reason: error.message });
       }
       // Valid once there are no failures (the engine stops otherwise); unknown values stay as the engine sent them.
       const inputs = {
