@@ -63,31 +63,17 @@ export class ProxyApiError extends ProxyError {
   /** The same error (same class, status, code and request id) with another message; this one becomes its cause. */
   withMessage(message: string): ProxyApiError {
     const ErrorType = this.constructor as ErrorClass;
-    return new ErrorType(message, {
-      status: this.status,
-      code: this.code,
-      requestId: this.requestId,
-      method: this.method,
-      path: this.path,
-      retryAfterMs: this.retryAfterMs,
-      fieldErrors: this.fieldErrors,
-      cause: this,
-    });
+    return new ErrorType(message, { ...this.details(), fieldErrors: this.fieldErrors, cause: this });
   }
 
   /** A plain object for logs and JSON output; it holds only the fields above. */
   toJSON(): Record<string, unknown> {
-    return {
-      name: this.name,
-      message: this.message,
-      status: this.status,
-      code: this.code,
-      requestId: this.requestId,
-      method: this.method,
-      path: this.path,
-      retryAfterMs: this.retryAfterMs,
-      fieldErrors: this.fieldErrors,
-    };
+    return { name: this.name, message: this.message, ...this.details(), fieldErrors: this.fieldErrors };
+  }
+
+  private details(): Omit<ApiErrorDetails, "cause" | "fieldErrors"> {
+    const { status, code, requestId, method, path, retryAfterMs } = this;
+    return { status, code, requestId, method, path, retryAfterMs };
   }
 }
 

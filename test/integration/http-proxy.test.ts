@@ -5,16 +5,10 @@
 import { createServer, request as httpRequest, type Server } from "node:http";
 import { connect, type AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ProxyApiClient } from "../../client/client";
-import { startSandbox, type Sandbox } from "../../sandbox";
+import { useSandbox } from "../helpers/sandbox";
 
-let sandbox: Sandbox;
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(() => sandbox.stop());
-
-const client = () => new ProxyApiClient({ baseUrl: sandbox.url, apiKey: sandbox.apiKey, maxAttempts: 1 });
+const sandbox = useSandbox();
+const client = () => sandbox.client({ maxAttempts: 1 });
 
 describe("proxy environment variables", () => {
   let proxy: Server;
@@ -58,8 +52,8 @@ describe("proxy environment variables", () => {
   it("sends through HTTP_PROXY when it is set", async () => {
     process.env.HTTP_PROXY = proxyUrl;
     await client().getUsage();
-    expect(seen.join("\n")).toContain(`127.0.0.1:${sandbox.port}`);
-    expect(sandbox.requests).toHaveLength(1);
+    expect(seen.join("\n")).toContain(`127.0.0.1:${sandbox.current.port}`);
+    expect(sandbox.current.requests).toHaveLength(1);
   });
 
   it("goes direct for hosts in NO_PROXY", async () => {

@@ -3,18 +3,12 @@
  * `disableNetConnect` blocks it, even for a real server on loopback.
  */
 import nock from "nock";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ProxyApiClient } from "../../client/client";
+import { afterEach, describe, expect, it } from "vitest";
 import { ConnectionError } from "../../client/errors";
-import { startSandbox, type Sandbox } from "../../sandbox";
+import { useSandbox } from "../helpers/sandbox";
 
-let sandbox: Sandbox;
-beforeAll(async () => {
-  sandbox = await startSandbox();
-});
-afterAll(() => sandbox.stop());
-
-const client = () => new ProxyApiClient({ baseUrl: sandbox.url, apiKey: sandbox.apiKey, maxAttempts: 1 });
+const sandbox = useSandbox();
+const client = () => sandbox.client({ maxAttempts: 1 });
 
 describe("nock", () => {
   afterEach(() => {
@@ -23,14 +17,14 @@ describe("nock", () => {
   });
 
   it("intercepts the client's requests", async () => {
-    nock(sandbox.url).get("/v1/usage").reply(200, {
+    nock(sandbox.current.url).get("/v1/usage").reply(200, {
       period: { start: "2026-11-01T00:00:00Z", end: "2026-12-01T00:00:00Z" },
       as_of: "2026-11-22T00:00:00Z",
       bandwidth: { used_bytes: 42, limit_bytes: null },
       requests: { used: 1, limit: null },
     });
     expect((await client().getUsage()).bandwidth.usedBytes).toBe(42);
-    expect(sandbox.requests).toEqual([]);
+    expect(sandbox.current.requests).toEqual([]);
   });
 
   it("blocks a real server on loopback once disableNetConnect is on", async () => {
@@ -38,6 +32,6 @@ describe("nock", () => {
     const error = await client().getUsage().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConnectionError);
     expect((error as Error).message).toMatch(/Disallowed net connect|NetConnectNotAllowed/i);
-    expect(sandbox.requests).toEqual([]);
+    expect(sandbox.current.requests).toEqual([]);
   });
 });
