@@ -6,7 +6,7 @@
  * one connection pool per process. When `HTTPS_PROXY`, `HTTP_PROXY` (or their lower-case forms) are set, requests go
  * through one process-wide `EnvHttpProxyAgent` instead, which honours them and `NO_PROXY`.
  */
-import { EnvHttpProxyAgent, getGlobalDispatcher, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
 
 const PROXY_VARIABLES = ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"];
 
@@ -14,6 +14,7 @@ let proxyAgent: { key: string; agent: Dispatcher } | undefined;
 
 /** The dispatcher for a call made now, given the environment. */
 export function defaultDispatcher(env: NodeJS.ProcessEnv = process.env): Dispatcher {
+  const { EnvHttpProxyAgent, getGlobalDispatcher } = require("undici") as typeof import("undici");
   const settings = [...PROXY_VARIABLES, "NO_PROXY", "no_proxy"].map((name) => env[name] ?? "").join("\n");
   if (!PROXY_VARIABLES.some((name) => env[name])) {
     return getGlobalDispatcher();

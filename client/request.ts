@@ -2,7 +2,7 @@
  * The one request path of the API client: authentication, timeouts, an overall deadline, retries with backoff and
  * `Retry-After`, and turning every failure into a typed error with the API key redacted.
  */
-import { request, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
 import { problemWire } from "../contract/wire";
 import { defaultDispatcher } from "./dispatcher";
 import { ConnectionError, errorFromResponse, ProxyApiError, UnexpectedResponseError, type ServerProblem } from "./errors";
@@ -190,6 +190,8 @@ export class RequestSender {
     }
     const timeout = AbortSignal.timeout(remaining);
     try {
+      // Loaded on the first request, not at import: a preview that makes no call never pays for loading undici.
+      const { request } = require("undici") as typeof import("undici");
       const res = await request(url, {
         method: req.method,
         headers,
