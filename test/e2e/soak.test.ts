@@ -4,7 +4,7 @@
  * between rounds, then one clean `pulumi up`. The sandbox's own record must show one purchase per resource plus one
  * per failed order, and every live order in the state.
  *
- * The seed is printed; `SOAK_SEED=<seed> npm test -- test/e2e/soak.test.ts` replays a run.
+ * The seed is printed; `SOAK_SEED=<seed> TEST_LEGS=main npm test -- test/e2e/soak.test.ts` replays a run.
  */
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -54,7 +54,8 @@ function upKilledAfter(program: PulumiProgram, afterMs: number): Promise<string>
 }
 
 describe("fault soak with the real CLI", () => {
-  const seed = Number(process.env.SOAK_SEED ?? Math.floor(Math.random() * 1_000_000));
+  // A fixed seed by default, so every run exercises the same fault plan; SOAK_SEED=<n> tries (or replays) another.
+  const seed = Number(process.env.SOAK_SEED ?? 20_261_122);
   const random = seeded(seed);
   const pick = (n: number) => Math.floor(random() * (n + 1));
   let sandbox: Sandbox;
