@@ -3,15 +3,10 @@
  */
 import { createHash } from "node:crypto";
 import type { Order, ProxyPage, ProxyRecord, Usage } from "../contract/types";
-import { describeIssues, orderWire, proxyPageWire, toOrder, toProxyPage, toUsage, usageWire } from "../contract/wire";
+import { orderWire, proxyPageWire, readWire, toOrder, toProxyPage, toUsage, usageWire } from "../contract/wire";
 import { UnexpectedResponseError } from "./errors";
 import { parseRetryAfter } from "./retry-after";
 import { RequestSender, type ApiResponse, type CallOptions, type ClientOptions } from "./request";
-
-/** What `safeParse` of a zod schema returns, without naming zod in this module's types. */
-interface Parser<T> {
-  safeParse(data: unknown): { success: true; data: T } | { success: false; error: Parameters<typeof describeIssues>[0] };
-}
 
 /** Filters of `GET /v1/proxies`. All are optional; lists are sent comma separated. */
 export interface ProxyFilters {
@@ -152,10 +147,10 @@ function joinList(value: string | string[] | undefined): string | undefined {
 
 const sharedClients = new Map<string, ProxyApiClient>();
 
-function parse<T>(schema: Parser<T>, res: ApiResponse, method: string, path: string): T {
-  const result = schema.safeParse(res.body);
-  if (!result.success) {
-    throw unexpected(res, method, path, describeIssues(result.error));
+function parse<S extends Parameters<typeof readWire>[0]>(schema: S, res: ApiResponse, method: string, path: string) {
+  const result = readWire(schema, res.body);
+  if (!result.ok) {
+    throw unexpected(res, method, path, result.problem);
   }
   return result.data;
 }

@@ -15,10 +15,10 @@ let proxyAgent: { key: string; agent: Dispatcher } | undefined;
 /** The dispatcher for a call made now, given the environment. */
 export function defaultDispatcher(env: NodeJS.ProcessEnv = process.env): Dispatcher {
   const { EnvHttpProxyAgent, getGlobalDispatcher } = require("undici") as typeof import("undici");
-  const settings = [...PROXY_VARIABLES, "NO_PROXY", "no_proxy"].map((name) => env[name] ?? "").join("\n");
   if (!PROXY_VARIABLES.some((name) => env[name])) {
     return getGlobalDispatcher();
   }
+  const settings = [...PROXY_VARIABLES, "NO_PROXY", "no_proxy"].map((name) => env[name] ?? "").join("\n");
   if (proxyAgent?.key !== settings) {
     proxyAgent = {
       key: settings,

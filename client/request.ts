@@ -201,16 +201,16 @@ export class RequestSender {
         bodyTimeout: this.options.bodyTimeoutMs,
         signal: req.signal ? AbortSignal.any([req.signal, timeout]) : timeout,
       });
+      const responseHeaders = flattenHeaders(res.headers);
+      const requestId = responseHeaders["x-request-id"];
       const text = await readBounded(res.body, this.options.maxResponseBytes);
       if (text === undefined) {
         return new UnexpectedResponseError(
           `${req.method} ${path} returned a body over ${this.options.maxResponseBytes} bytes; it was not read. ` +
             "The API may have changed; please report it.",
-          { status: res.statusCode, code: "response_too_large", method: req.method, path, requestId: flattenHeaders(res.headers)["x-request-id"] },
+          { status: res.statusCode, code: "response_too_large", method: req.method, path, requestId },
         );
       }
-      const responseHeaders = flattenHeaders(res.headers);
-      const requestId = responseHeaders["x-request-id"];
       const body = parseJson(text);
       if (res.statusCode >= 200 && res.statusCode < 300) {
         return { status: res.statusCode, headers: responseHeaders, body, requestId };
@@ -290,7 +290,8 @@ async function readBounded(body: AsyncIterable<Buffer | Uint8Array> & { destroy(
   return Buffer.concat(chunks).toString("utf8");
 }
 
-function withoutUndefined<T extends object>(value: T): Partial<T> {
+/** The entries of `value` that are not undefined. */
+export function withoutUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 

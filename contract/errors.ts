@@ -54,7 +54,8 @@ export function defaultErrorCode(status: number): string {
 export function errorKind(status: number, code: string | undefined): ApiErrorKind {
   const exact = ERROR_TABLE.find((r) => r.status === status && r.code === code);
   if (exact) return exact.kind;
-  // A code the table knows, under another status: the code is the more specific fact.
+  // An idempotency code under a status the table does not pair it with is still an idempotency error, as clients have
+  // always read it; other codes do not override their status.
   const byCode = ERROR_TABLE.find((r) => r.code === code && r.kind === "IdempotencyError");
   if (byCode) return byCode.kind;
   if (status === 422) return "ProxyApiError";

@@ -81,7 +81,7 @@ export const createOrderRequestWire = z.strictObject({
 type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S;
 
 /** A wire record with every key in camelCase, recursively: the shape `camelize` returns. */
-export type Camelize<T> = T extends ReadonlyArray<infer Item>
+type Camelize<T> = T extends ReadonlyArray<infer Item>
   ? Camelize<Item>[]
   : T extends object
     ? { [K in keyof T as K extends string ? CamelCase<K> : K]: Camelize<T[K]> }
@@ -123,8 +123,14 @@ export function toUsage(wire: z.infer<typeof usageWire>): Usage {
   return camelize(wire);
 }
 
+/** Validates a body against a wire schema: its data, or what is wrong with it (by field path, values never echoed). */
+export function readWire<S extends z.ZodType>(schema: S, body: unknown): { ok: true; data: z.infer<S> } | { ok: false; problem: string } {
+  const result = schema.safeParse(body);
+  return result.success ? { ok: true, data: result.data } : { ok: false, problem: describeIssues(result.error) };
+}
+
 /** Describes schema problems by field path, without echoing the values (they may hold credentials). */
-export function describeIssues(error: z.ZodError): string {
+function describeIssues(error: z.ZodError): string {
   return error.issues
     .slice(0, 5)
     .map((issue) => {

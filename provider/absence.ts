@@ -17,8 +17,6 @@ export interface AbsenceCheckOptions {
   rereads?: number;
   /** Pause before each re-read, in milliseconds; together they span the read-after-write window. @default 2000 */
   delayMs?: number;
-  /** @default a real timer */
-  sleep?: (ms: number) => Promise<void>;
 }
 
 /** Defaults of {@link AbsenceCheckOptions}: about 10 seconds of 404s. */
@@ -39,9 +37,8 @@ export async function confirmOrderGone(
 ): Promise<Order | "gone"> {
   const rereads = options.rereads ?? DEFAULT_ABSENCE_CHECK.rereads;
   const delayMs = options.delayMs ?? DEFAULT_ABSENCE_CHECK.delayMs;
-  const sleep = options.sleep ?? ((ms: number) => sleepFor(ms));
   for (let i = 0; i < rereads; i++) {
-    await sleep(delayMs);
+    await sleepFor(delayMs);
     try {
       return (await client.getOrder(id)).order;
     } catch (error) {

@@ -17,11 +17,16 @@ const MAX_READY_TIMEOUT_MS = 24 * 3_600_000;
 const readyTimeoutReason = (value: unknown) =>
   `readyTimeout must be a duration such as "20m", "90s" or "1h30m", from 1s to 24h (got ${JSON.stringify(value)}).`;
 
+const PLAN_ID_REQUIRED = 'planId is required: the id of the plan to buy, such as "dc-us-5".';
+const ADOPT_ORDER_ID_RULE =
+  'adoptOrderId must be the id of an existing order, such as "ord_..." (the orderId output of the stack that bought it).';
+const IDEMPOTENCY_KEY_REASON = `idempotencyKey must be ${IDEMPOTENCY_KEY_RULE}.`;
+
 /** One schema per property, so that each failure names its property. */
 const PROPERTY_SCHEMAS = {
   planId: z
-    .string({ error: 'planId is required: the id of the plan to buy, such as "dc-us-5".' })
-    .refine((v) => v.trim() !== "", { error: 'planId is required: the id of the plan to buy, such as "dc-us-5".' })
+    .string({ error: PLAN_ID_REQUIRED })
+    .refine((v) => v.trim() !== "", { error: PLAN_ID_REQUIRED })
     .refine((v) => v.length <= 128, { error: (issue) => `planId must be at most 128 characters (got ${String(issue.input).length}).` }),
   waitForReady: z.boolean({ error: "waitForReady must be true or false." }).optional(),
   readyTimeout: z
@@ -34,14 +39,10 @@ const PROPERTY_SCHEMAS = {
       { error: (issue) => readyTimeoutReason(issue.input) },
     )
     .optional(),
-  idempotencyKey: z
-    .string({ error: `idempotencyKey must be ${IDEMPOTENCY_KEY_RULE}.` })
-    .refine(isValidIdempotencyKey, { error: `idempotencyKey must be ${IDEMPOTENCY_KEY_RULE}.` }),
+  idempotencyKey: z.string({ error: IDEMPOTENCY_KEY_REASON }).refine(isValidIdempotencyKey, { error: IDEMPOTENCY_KEY_REASON }),
   adoptOrderId: z
-    .string({ error: 'adoptOrderId must be the id of an existing order, such as "ord_..." (the orderId output of the stack that bought it).' })
-    .refine((v) => v.trim() !== "" && v.length <= 255, {
-      error: 'adoptOrderId must be the id of an existing order, such as "ord_..." (the orderId output of the stack that bought it).',
-    })
+    .string({ error: ADOPT_ORDER_ID_RULE })
+    .refine((v) => v.trim() !== "" && v.length <= 255, { error: ADOPT_ORDER_ID_RULE })
     .nullish(),
 };
 

@@ -42,8 +42,11 @@ export interface RouteContext {
   hiddenReadsForNewOrders: number;
   /** Whether the order about to be made fails fast (a fault); asked once per order. */
   takeFailNewOrder: () => boolean;
-  /** Waits before a POST commits (the delay fault), so a concurrent POST can see the key in use. */
-  beforeCommit: () => Promise<void>;
+  /**
+   * Waits before a POST commits (the delay fault), so a concurrent POST can see the key in use; resolves with the
+   * sandbox's time of the commit.
+   */
+  beforeCommit: () => Promise<number>;
   /** Records every order made, for tests. */
   onOrderCreated: (orderId: string, idempotencyKey: string | undefined) => void;
 }
@@ -159,24 +162,25 @@ async function createOrder(req: RouteRequest, ctx: RouteContext): Promise<RouteR
   if (key !== undefined) {
     state.idempotency.set(key, { key, bodyHash: hash, createdAt: now });
   }
+  let committedAt: number;
   try {
-    await ctx.beforeCommit();
+    committedAt = await ctx.beforeCommit();
   } catch (error) {
     if (key !== undefined) state.idempotency.delete(key);
     throw error;
   }
-  const order = state.createOrder(plan, now, ctx.provisioningMs, {
+  const order = state.createOrder(plan, committedAt, ctx.provisioningMs, {
     hiddenReads: ctx.hiddenReadsForNewOrders,
     fails: ctx.takeFailNewOrder(),
   });
   if (key !== undefined) {
-    state.idempotency.set(key, { key, bodyHash: hash, orderId: order.id, createdAt: now });
+    state.idempotency.set(key, { key, bodyHash: hash, orderId: order.id, createdAt: committedAt });
   }
   state.save();
   ctx.onOrderCreated(order.id, key);
   return {
     status: 201,
-    body: orderView(state, order, now, ctx.pollingHints),
+    body: orderView(state, order, committedAt, ctx.pollingHints),
     headers: { location: `/v1/orders/${order.id}` },
     committedOrderId: order.id,
   };

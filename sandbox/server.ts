@@ -212,6 +212,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
           takeFailNewOrder: () => faults.takeFailNewOrder(),
           beforeCommit: async () => {
             if (faults.delayMs > 0) await sleep(faults.delayMs);
+            return now();
           },
           onOrderCreated: (id, idempotencyKey) => createdOrders.push({ id, idempotencyKey }),
         },

@@ -3,6 +3,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { ProxyFilters } from "../client/client";
+import { ProxyError } from "../client/errors";
 import { splitCredentials, type ProxyCredential, type ProxyInfo } from "../provider/order-state";
 import { callFunction, dependencies, programClient, type FunctionOutputOptions } from "./program-client";
 
@@ -45,9 +46,10 @@ async function listProxies(args: GetProxiesArgs, includeCredentials: boolean): P
  */
 export async function getProxies(args: GetProxiesArgs = {}): Promise<GetProxiesResult> {
   if ((args as { includeCredentials?: unknown }).includeCredentials) {
-    throw new Error(
+    throw new ProxyError(
       "getProxies: includeCredentials is available only in getProxiesOutput, whose result is secret; a plain " +
         "Promise would put proxy passwords into stack outputs in plain text.",
+      "invalid_argument",
     );
   }
   return listProxies(args, false);

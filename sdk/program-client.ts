@@ -5,6 +5,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { MockMonitor } from "@pulumi/pulumi/runtime/mocks";
 import { ProxyApiClient } from "../client/client";
+import { withoutUndefined } from "../client/request";
 import { resolveSettings } from "../provider/config";
 
 /** Options of the Output forms, as Pulumi's own `getXOutput` functions take them. */
@@ -40,8 +41,4 @@ export function dependencies(options: FunctionOutputOptions = {}): pulumi.Output
     const list = Array.isArray(deps) ? deps : [deps];
     return pulumi.all(list.map((r) => (pulumi.CustomResource.isInstance(r) ? r.id : r.urn)));
   });
-}
-
-function withoutUndefined(args: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined));
 }
