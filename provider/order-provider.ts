@@ -14,7 +14,7 @@ import type { Order } from "../contract/types";
 import { confirmOrderGone, type AbsenceCheckOptions } from "./absence";
 import { ConfigurationError, resolveSettings, type ConfigLookup } from "./config";
 import { formatDuration, parseDuration } from "./duration";
-import { nextPurchaseKey } from "./idempotency";
+import { nextPurchaseKey, purchaseKey, type PurchaseIdentity } from "./idempotency";
 import { checkInputs, INPUT_DEFAULTS } from "./inputs";
 import { inputsOf, toOutputs, type OrderInputs, type OrderOutputs } from "./order-state";
 import { PartialOrderError, partialProperties, UNKNOWN, type WithProvider } from "./pulumi-host";
@@ -35,6 +35,9 @@ export interface ProviderLog {
   warn(message: string): void;
 }
 
+/** The resource an import is for: what the derived idempotency key is made of, but the plan. */
+export type ResourceIdentity = Omit<PurchaseIdentity, "planId">;
+
 /** What the provider methods depend on; tests replace parts of it. */
 export interface OrderProviderOptions {
   /** Environment for the `PROXY_API_*` fallbacks. @default process.env */
@@ -50,6 +53,17 @@ export interface OrderProviderOptions {
 
 /** Inputs as `check` receives them: anything, until it has validated them. */
 type UncheckedInputs = Partial<Record<keyof OrderInputs, unknown>>;
+
+/** Where `configure` reads the `proxy:*` settings: the stack's config, or a provider plugin's own settings. */
+export interface ConfigureArgs {
+  config: { get(key: string): string | undefined };
+}
+
+/** Options of one create or update, from the engine rather than the inputs. */
+export interface OperationOptions {
+  /** The deadline of the wait in milliseconds, instead of `readyTimeout` (a plugin's `customTimeouts`). */
+  timeoutMs?: number;
+}
 
 /** Creates the provider object whose methods the serialized ProxyOrder provider calls. */
 export function createOrderProvider(options: OrderProviderOptions = {}) {
@@ -84,12 +98,13 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
     inputs: WithProvider<OrderInputs>,
     order: Order,
     purchaseKey: string | null,
+    timeoutMs: number | undefined,
   ): Promise<OrderOutputs> => {
     try {
       const ready = await waitForOrder({
         client: api,
         orderId: order.id,
-        deadline: (options.wait?.clock?.now() ?? Date.now()) + (parseDuration(inputs.readyTimeout) ?? 0),
+        deadline: (options.wait?.clock?.now() ?? Date.now()) + (timeoutMs ?? parseDuration(inputs.readyTimeout) ?? 0),
         lastSeen: order,
         onProgress: (p) => log.info(`proxy: order ${p.orderId} is ${p.status} (waited ${formatDuration(p.waitedMs)})`),
         ...options.wait,
@@ -117,7 +132,7 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
   };
 
   /** Buys the plan, or carries on with the order an earlier run bought with the same key. */
-  const buy = async (api: ProxyApiClient, inputs: WithProvider<OrderInputs>) => {
+  const buy = async (api: ProxyApiClient, inputs: WithProvider<OrderInputs>, timeoutMs: number | undefined) => {
     let key = inputs.idempotencyKey;
     for (let repurchase = 0; ; repurchase++) {
       const { order, replayed, boughtBeforeThisCall } = await api.createOrder({ planId: inputs.planId, idempotencyKey: key });
@@ -127,7 +142,7 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
         if (replayed) {
           log.info(`proxy: order ${order.id} was bought earlier with this key; carrying on with it (not bought again)`);
         }
-        const outs = inputs.waitForReady ? await waitOrRecord(api, inputs, order, key) : toOutputs(inputs, order, key);
+        const outs = inputs.waitForReady ? await waitOrRecord(api, inputs, order, key, timeoutMs) : toOutputs(inputs, order, key);
         return { id: order.id, outs };
       }
       if (repurchase >= MAX_REPURCHASES) {
@@ -145,7 +160,7 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
   };
 
   /** Tracks an order that exists instead of buying one: the stand-in for `pulumi import`. */
-  const adopt = async (api: ProxyApiClient, inputs: WithProvider<OrderInputs>, id: string) => {
+  const adopt = async (api: ProxyApiClient, inputs: WithProvider<OrderInputs>, id: string, timeoutMs: number | undefined) => {
     const order = await readOrder(api, id);
     if (order === "gone") {
       throw new ProxyError(
@@ -169,12 +184,28 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
     }
     log.info(`proxy: adopting order ${id} (${order.status}); nothing is bought`);
     const wait = inputs.waitForReady && !isTargetState(order.status);
-    return { id: order.id, outs: wait ? await waitOrRecord(api, inputs, order, null) : toOutputs(inputs, order, null) };
+    return { id: order.id, outs: wait ? await waitOrRecord(api, inputs, order, null, timeoutMs) : toOutputs(inputs, order, null) };
+  };
+
+  /** A 401 or 403 during refresh says which configuration a refresh uses. */
+  const explainStoredConfig = async <T>(read: () => Promise<T>): Promise<T> => {
+    try {
+      return await read();
+    } catch (error) {
+      if (error instanceof AuthenticationError || error instanceof PermissionError) {
+        const said = error.message.replace(/\s*\(request id [^)]*\)$/, "");
+        throw error.withMessage(`${said} ${STORED_CONFIG_ADVICE}${error.requestId ? ` (request id ${error.requestId})` : ""}`);
+      }
+      throw error;
+    }
   };
 
   const provider = {
+    /** The client for the configured settings, for the functions of a provider plugin. */
+    client,
+
     /** Receives the stack's configuration once per provider process. */
-    async configure(req: pulumi.dynamic.ConfigureRequest) {
+    async configure(req: ConfigureArgs) {
       lookup = (key) => req.config.get(key);
     },
 
@@ -208,9 +239,9 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
       if (isSpentState(olds.status)) replaces.push("status");
       const adopts = typeof news.adoptOrderId === "string" && news.adoptOrderId !== olds.orderId;
       if (adopts) replaces.push("adoptOrderId");
-      const changed =
-        (["waitForReady", "readyTimeout", "idempotencyKey"] as const).some((key) => news[key] !== olds[key]) ||
-        (news.adoptOrderId ?? null) !== (olds.adoptOrderId ?? null);
+      const updated: string[] = (["waitForReady", "readyTimeout", "idempotencyKey"] as const).filter((key) => news[key] !== olds[key]);
+      if ((news.adoptOrderId ?? null) !== (olds.adoptOrderId ?? null) && !adopts) updated.push("adoptOrderId");
+      const changed = updated.length > 0;
       const resumes = isPendingState(olds.status) && news.waitForReady !== false;
       if (replaces.length > 0 && !adopts) {
         log.warn(
@@ -219,13 +250,16 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
             "the API has no cancel endpoint, so it stays with the account until it expires.",
         );
       }
-      return { changes: replaces.length > 0 || changed || resumes, replaces, deleteBeforeReplace: false };
+      // `diffs` names every changed input for engines that show them (the plugin); the dynamic host ignores it.
+      return { changes: replaces.length > 0 || changed || resumes, replaces, diffs: [...replaces, ...updated], deleteBeforeReplace: false };
     },
 
     /** Buys the plan (once, by idempotency key), or adopts an existing order, and waits unless told not to. */
-    async create(inputs: WithProvider<OrderInputs>) {
+    async create(inputs: WithProvider<OrderInputs>, operation: OperationOptions = {}) {
       const api = client();
-      return inputs.adoptOrderId ? adopt(api, inputs, inputs.adoptOrderId) : buy(api, inputs);
+      return inputs.adoptOrderId
+        ? adopt(api, inputs, inputs.adoptOrderId, operation.timeoutMs)
+        : buy(api, inputs, operation.timeoutMs);
     },
 
     /**
@@ -234,7 +268,7 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
      */
     async read(id: string, props?: OrderOutputs) {
       if (!props) throw new ProxyError(`Order ${id} has no stored properties to refresh.`, "no_properties");
-      try {
+      return explainStoredConfig(async () => {
         const order = await readOrder(client(), id);
         if (order === "gone") {
           log.warn(`proxy: order ${id} no longer exists (404 confirmed, and the API answers otherwise); it leaves the state`);
@@ -242,17 +276,34 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
         }
         // `inputs` lets the engine diff against what the program declares, so a refresh leaves no phantom diff.
         return { id, props: toOutputs(props, order, props.purchaseKey ?? null), inputs: inputsOf(props) };
-      } catch (error) {
-        if (error instanceof AuthenticationError || error instanceof PermissionError) {
-          const said = error.message.replace(/\s*\(request id [^)]*\)$/, "");
-          throw error.withMessage(`${said} ${STORED_CONFIG_ADVICE}${error.requestId ? ` (request id ${error.requestId})` : ""}`);
-        }
-        throw error;
+      });
+    },
+
+    /**
+     * `pulumi import` (provider plugin): the order by id, with the inputs a program declaring it would have, so the
+     * next preview shows no change. The idempotency key is the one the resource would derive; the key the order was
+     * bought with is not known.
+     */
+    async importOrder(id: string, resource: ResourceIdentity) {
+      const order = await readOrder(client(), id);
+      if (order === "gone") {
+        throw new ProxyError(
+          `Order ${id} does not exist for this API key: check the id (the orderId output of the stack that bought it, ` +
+            "or the provider's dashboard) and the provider's apiKey. Nothing was imported.",
+          "import_not_found",
+        );
       }
+      const inputs: OrderInputs = {
+        planId: order.planId,
+        waitForReady: INPUT_DEFAULTS.waitForReady,
+        readyTimeout: INPUT_DEFAULTS.readyTimeout,
+        idempotencyKey: purchaseKey({ ...resource, planId: order.planId }),
+      };
+      return { id, props: toOutputs(inputs, order, null), inputs };
     },
 
     /** Changes no purchase: resumes waiting for an order recorded before it was ready, else records the new inputs. */
-    async update(id: string, olds: OrderOutputs, news: WithProvider<OrderInputs>) {
+    async update(id: string, olds: OrderOutputs, news: WithProvider<OrderInputs>, operation: OperationOptions = {}) {
       if (!(isPendingState(olds.status) && news.waitForReady)) {
         return { outs: { ...olds, ...inputsOf(news) } };
       }
@@ -266,7 +317,7 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
           "order_gone",
         );
       }
-      return { outs: await waitOrRecord(api, news, order, olds.purchaseKey ?? null) };
+      return { outs: await waitOrRecord(api, news, order, olds.purchaseKey ?? null, operation.timeoutMs) };
     },
 
     /** The API cannot cancel an order: this only stops tracking it. */

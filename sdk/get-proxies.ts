@@ -4,7 +4,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ProxyFilters } from "../client/client";
 import { ProxyError } from "../client/errors";
-import { splitCredentials, type ProxyCredential, type ProxyInfo } from "../provider/order-state";
+import { listProxies } from "../provider/functions";
+import type { ProxyCredential, ProxyInfo } from "../provider/order-state";
 import { callFunction, dependencies, programClient, type FunctionOutputOptions } from "./program-client";
 
 /**
@@ -31,11 +32,10 @@ export interface GetProxiesResult {
   credentials: ProxyCredential[];
 }
 
-async function listProxies(args: GetProxiesArgs, includeCredentials: boolean): Promise<GetProxiesResult> {
+async function callGetProxies(args: GetProxiesArgs, includeCredentials: boolean): Promise<GetProxiesResult> {
   const filters = { type: args.type, country: args.country, orderId: args.orderId };
-  const result = await callFunction("proxy:index:getProxies", { ...filters, includeCredentials }, async () =>
-    // The contract's largest page: fewest round trips for large accounts.
-    splitCredentials(await programClient().listProxies({ ...filters, pageSize: 1000 })),
+  const result = await callFunction("proxy:index:getProxies", { ...filters, includeCredentials }, () =>
+    listProxies(programClient(), filters, includeCredentials),
   );
   return { proxies: result.proxies ?? [], credentials: includeCredentials ? (result.credentials ?? []) : [] };
 }
@@ -52,7 +52,7 @@ export async function getProxies(args: GetProxiesArgs = {}): Promise<GetProxiesR
       "invalid_argument",
     );
   }
-  return listProxies(args, false);
+  return callGetProxies(args, false);
 }
 
 /**
@@ -65,5 +65,5 @@ export function getProxiesOutput(args: GetProxiesOutputArgs = {}, options: Funct
     .apply(([plain]) => plain);
   const includeCredentials = args.includeCredentials === true;
   // Marked secret before the credentials exist, so no Output ever holds them unmarked.
-  return (includeCredentials ? pulumi.secret(filters) : filters).apply((plain) => listProxies(plain, includeCredentials));
+  return (includeCredentials ? pulumi.secret(filters) : filters).apply((plain) => callGetProxies(plain, includeCredentials));
 }

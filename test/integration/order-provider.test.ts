@@ -68,7 +68,7 @@ describe("check", () => {
   it("reads the config given to configure before the environment", async () => {
     const p = createOrderProvider({ env: { PROXY_API_BASE_URL: "http://api.example.com", PROXY_API_KEY: "env" } });
     const config: Record<string, string> = { "proxy:baseUrl": "https://api.example.com", "proxy:apiKey": "cfg" };
-    await p.configure({ config: { get: (k) => config[k], require: (k) => config[k] ?? "" } });
+    await p.configure({ config: { get: (k) => config[k] } });
     expect((await p.check({}, { planId: "dc-us-5", idempotencyKey: "k" })).failures).toEqual([]);
   });
 });

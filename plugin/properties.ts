@@ -1,0 +1,50 @@
+/**
+ * Property values as the engine sends and expects them over gRPC (`google.protobuf.Struct`), in one place. Secrets
+ * travel as objects marked with Pulumi's signature key (`runtime/rpc.js`: `specialSigKey`, `specialSecretSig`);
+ * unknown values (preview) as the string `runtime.unknownValue`, which the provider core already handles.
+ */
+import { specialSecretSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
+import { Struct } from "google-protobuf/google/protobuf/struct_pb";
+
+/** A property map: a Struct's contents. */
+export type PropertyMap = Record<string, unknown>;
+
+function isSecret(value: unknown): value is { value?: unknown } {
+  return typeof value === "object" && value !== null && (value as PropertyMap)[specialSigKey] === specialSecretSig;
+}
+
+/** The value with every secret marking removed (inside this process the values are used, never shown). */
+export function reveal(value: unknown): unknown {
+  if (isSecret(value)) return reveal(value.value);
+  if (Array.isArray(value)) return value.map(reveal);
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, reveal(v)]));
+  }
+  return value;
+}
+
+/** The value marked secret. */
+export function secret(value: unknown): PropertyMap {
+  return { [specialSigKey]: specialSecretSig, value };
+}
+
+/** The Struct's properties, secrets revealed; an absent Struct is an empty map. */
+export function fromStruct(struct: Struct | undefined): PropertyMap {
+  return (reveal(struct?.toJavaScript() ?? {}) as PropertyMap) ?? {};
+}
+
+/** A Struct of these properties. `undefined` is dropped (a Struct has no such value); `null` stays. */
+export function toStruct(properties: object, secretKeys: readonly string[] = []): Struct {
+  const entries = Object.entries(properties)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => [k, secretKeys.includes(k) ? secret(dropUndefined(v)) : dropUndefined(v)]);
+  return Struct.fromJavaScript(Object.fromEntries(entries) as Parameters<typeof Struct.fromJavaScript>[0]);
+}
+
+function dropUndefined(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(dropUndefined);
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined).map(([k, v]) => [k, dropUndefined(v)]));
+  }
+  return value;
+}

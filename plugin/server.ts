@@ -1,0 +1,305 @@
+/**
+ * The provider plugin `proxy`: Pulumi's `ResourceProvider` gRPC service, implemented on the generated stubs that ship
+ * inside @pulumi/pulumi and on the same provider core as the dynamic provider (provider/order-provider.ts).
+ *
+ * Why not @pulumi/pulumi's own Node provider server (`provider.main`): up to 3.248 it answers CheckConfig and
+ * DiffConfig with "not implemented", drops the variables and arguments of Configure, passes neither `timeout` to
+ * Create nor `inputs` from Read, and leaves secret markers in the values it hands over. This service owns those
+ * translations instead; everything an order does stays in the core.
+ */
+import * as grpc from "@grpc/grpc-js";
+import { PluginInfo } from "@pulumi/pulumi/proto/plugin_pb";
+import { ResourceProviderService } from "@pulumi/pulumi/proto/provider_grpc_pb";
+import * as rpc from "@pulumi/pulumi/proto/provider_pb";
+import { Status } from "@pulumi/pulumi/proto/status_pb";
+import { Any } from "google-protobuf/google/protobuf/any_pb";
+import { Empty } from "google-protobuf/google/protobuf/empty_pb";
+import { ProxyError } from "../client/errors";
+import { VERSION } from "../client/version";
+import { CONFIG_KEYS, ConfigurationError, resolveSettings } from "../provider/config";
+import { listProxies } from "../provider/functions";
+import { createOrderProvider, type OrderProvider, type OrderProviderOptions } from "../provider/order-provider";
+import type { OrderInputs, OrderOutputs } from "../provider/order-state";
+import { PartialOrderError, PROVIDER_KEY, UNKNOWN } from "../provider/pulumi-host";
+import { purchaseKey } from "../provider/idempotency";
+import { EngineLog } from "./engine-log";
+import { fromStruct, toStruct, type PropertyMap } from "./properties";
+import { schemaText } from "./schema";
+
+/** The resource and function tokens of the schema. */
+export const TOKENS = {
+  proxyOrder: "proxy:index:ProxyOrder",
+  getProxies: "proxy:index:getProxies",
+  getUsage: "proxy:index:getUsage",
+} as const;
+
+/** Outputs that are always secret. */
+const SECRET_OUTPUTS = ["credentials"] as const;
+
+/** Provider settings (`baseUrl`, `apiKey`): their schema names, and the `proxy:*` keys the core reads. */
+const SETTINGS = Object.keys(CONFIG_KEYS) as (keyof typeof CONFIG_KEYS)[];
+
+/** What the service depends on; tests shorten the core's waits. */
+export interface ProviderServiceOptions {
+  /** The engine's gRPC address (the plugin's first argument), for log messages. */
+  engineAddress?: string;
+  /** Options of the provider core. */
+  core?: Omit<OrderProviderOptions, "log">;
+}
+
+/** The parts of a resource URN: `urn:pulumi:<stack>::<project>::<type>::<name>`. */
+export function parseUrn(urn: string): { stack: string; project: string; type: string; name: string } {
+  const [head = "", project = "", type = "", ...name] = urn.split("::");
+  const stack = head.replace(/^urn:pulumi:/, "");
+  return { stack, project, type: type.split("$").pop() ?? type, name: name.join("::") };
+}
+
+type Handler<Req, Res> = (request: Req) => Promise<Res>;
+
+/** A gRPC unary method from an async handler; errors become gRPC statuses whose message is the error's. */
+function unary<Req, Res>(handler: Handler<Req, Res>): grpc.handleUnaryCall<Req, Res> {
+  return (call, callback) => {
+    handler(call.request).then(
+      (response) => callback(null, response),
+      (error: unknown) => callback(toServiceError(error)),
+    );
+  };
+}
+
+/**
+ * A failed operation as the engine reads it. A partial create or update carries `ErrorResourceInitFailed`, so the
+ * engine records the order (id and properties) although the operation failed: the same contract as the dynamic host.
+ */
+function toServiceError(error: unknown): Partial<grpc.StatusObject> & { message: string } {
+  const message = error instanceof Error ? error.message : String(error);
+  const metadata = new grpc.Metadata();
+  if (error instanceof PartialOrderError) {
+    const { [PROVIDER_KEY]: _provider, ...properties } = error.properties;
+    const detail = new rpc.ErrorResourceInitFailed();
+    detail.setId(error.id);
+    detail.setProperties(toStruct(properties, SECRET_OUTPUTS));
+    detail.setReasonsList(error.reasons);
+    const any = new Any();
+    any.pack(detail.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");
+    const status = new Status();
+    status.setCode(grpc.status.UNKNOWN);
+    status.setMessage(message);
+    status.addDetails(any);
+    metadata.add("grpc-status-details-bin", Buffer.from(status.serializeBinary()));
+  } else if (!(error instanceof ProxyError)) {
+    // Not one of ours, so not written for users: keep its stack where a bug report can find it.
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? message) : message}\n`);
+  }
+  return { code: grpc.status.UNKNOWN, details: message, message, metadata };
+}
+
+function requireResourceType(urn: string): void {
+  const { type } = parseUrn(urn);
+  if (type !== TOKENS.proxyOrder) {
+    throw new ProxyError(`The proxy provider has no resource type "${type}"; it has ${TOKENS.proxyOrder}.`, "unknown_type");
+  }
+}
+
+/** Milliseconds of an engine timeout (seconds; 0 when no customTimeouts were set). */
+function timeoutMs(seconds: number): number | undefined {
+  return seconds > 0 ? Math.round(seconds * 1000) : undefined;
+}
+
+/** One failure per provider setting that cannot be used; unknown values (preview) are not checked. */
+function checkSettings(news: PropertyMap): rpc.CheckFailure[] {
+  const given = (name: string) => (typeof news[name] === "string" ? (news[name] as string) : undefined);
+  if (SETTINGS.some((name) => news[name] === UNKNOWN)) return [];
+  try {
+    resolveSettings((key) => given(key.replace(/^proxy:/, "")));
+    return [];
+  } catch (error) {
+    if (!(error instanceof ConfigurationError)) throw error;
+    const failure = new rpc.CheckFailure();
+    failure.setProperty("");
+    failure.setReason(error.message);
+    return [failure];
+  }
+}
+
+/** The service's handlers. Each engine operation gets a core with a log that belongs to its resource. */
+export function createProviderService(options: ProviderServiceOptions = {}) {
+  const engineLog = new EngineLog(options.engineAddress);
+  let setting: (key: string) => string | undefined = () => undefined;
+
+  const core = async (urn?: string): Promise<OrderProvider> => {
+    const provider = createOrderProvider({ ...options.core, log: engineLog.forResource(urn) });
+    await provider.configure({ config: { get: (key) => setting(key) } });
+    return provider;
+  };
+
+  const service = {
+    getPluginInfo: unary<Empty, PluginInfo>(async () => new PluginInfo().setVersion(VERSION)),
+
+    getSchema: unary<rpc.GetSchemaRequest, rpc.GetSchemaResponse>(async (req) => {
+      if (req.getVersion() !== 0) throw new ProxyError(`Schema version ${req.getVersion()} is not supported.`, "unsupported");
+      return new rpc.GetSchemaResponse().setSchema(schemaText());
+    }),
+
+    /** Validates `baseUrl` and `apiKey` (with their environment fallbacks) before anything runs. */
+    checkConfig: unary<rpc.CheckRequest, rpc.CheckResponse>(async (req) => {
+      const news = fromStruct(req.getNews());
+      return new rpc.CheckResponse().setInputs(toStruct(news, ["apiKey"])).setFailuresList(checkSettings(news));
+    }),
+
+    /** A new URL or key changes the provider in place: its orders stay what they are, nothing is replaced. */
+    diffConfig: unary<rpc.DiffRequest, rpc.DiffResponse>(async (req) => {
+      const olds = fromStruct(req.getOlds());
+      const news = fromStruct(req.getNews());
+      const changed = SETTINGS.filter((name) => olds[name] !== news[name]);
+      return new rpc.DiffResponse()
+        .setChanges(changed.length > 0 ? rpc.DiffResponse.DiffChanges.DIFF_SOME : rpc.DiffResponse.DiffChanges.DIFF_NONE)
+        .setDiffsList(changed);
+    }),
+
+    /**
+     * The settings, from the checked provider inputs (`args`) when the engine sends them, else from its variables
+     * (`proxy:baseUrl`, or the older `proxy:config:baseUrl`); the core falls back to the environment.
+     */
+    configure: unary<rpc.ConfigureRequest, rpc.ConfigureResponse>(async (req) => {
+      const args = req.hasArgs() ? fromStruct(req.getArgs()) : undefined;
+      const variables = req.getVariablesMap();
+      setting = (key) => {
+        const name = key.replace(/^proxy:/, "");
+        const fromArgs = args?.[name];
+        if (typeof fromArgs === "string" && fromArgs !== UNKNOWN) return fromArgs;
+        return variables.get(key) ?? variables.get(`proxy:config:${name}`);
+      };
+      // No preview of create: the engine shows every output of a new order as unknown, which they are.
+      return new rpc.ConfigureResponse().setAcceptsecrets(true).setSupportspreview(false);
+    }),
+
+    invoke: unary<rpc.InvokeRequest, rpc.InvokeResponse>(async (req) => {
+      const args = fromStruct(req.getArgs());
+      const api = (await core()).client();
+      switch (req.getTok()) {
+        case TOKENS.getProxies: {
+          const failures: rpc.CheckFailure[] = [];
+          for (const name of ["type", "country", "orderId"]) {
+            if (args[name] !== undefined && typeof args[name] !== "string") {
+              failures.push(new rpc.CheckFailure().setProperty(name).setReason(`${name} must be a string (got ${JSON.stringify(args[name])}).`));
+            }
+          }
+          if (args.includeCredentials !== undefined && typeof args.includeCredentials !== "boolean") {
+            failures.push(new rpc.CheckFailure().setProperty("includeCredentials").setReason("includeCredentials must be true or false."));
+          }
+          if (failures.length > 0) return new rpc.InvokeResponse().setFailuresList(failures);
+          const includeCredentials = args.includeCredentials === true;
+          const filters = { type: args.type as string | undefined, country: args.country as string | undefined, orderId: args.orderId as string | undefined };
+          const result = await listProxies(api, filters, includeCredentials);
+          return new rpc.InvokeResponse().setReturn(toStruct(result, includeCredentials ? SECRET_OUTPUTS : []));
+        }
+        case TOKENS.getUsage:
+          return new rpc.InvokeResponse().setReturn(toStruct(await api.getUsage()));
+        default:
+          throw new ProxyError(`The proxy provider has no function "${req.getTok()}".`, "unknown_function");
+      }
+    }),
+
+    check: unary<rpc.CheckRequest, rpc.CheckResponse>(async (req) => {
+      const urn = req.getUrn();
+      requireResourceType(urn);
+      const news = fromStruct(req.getNews());
+      // The key the dynamic SDK derives in the program, derived here from the URN: the same purchase either way.
+      if (news.idempotencyKey === undefined && news.planId !== undefined) {
+        const { project, stack, name } = parseUrn(urn);
+        news.idempotencyKey =
+          typeof news.planId === "string" && news.planId !== UNKNOWN
+            ? purchaseKey({ project, stack, resourceName: name, planId: news.planId })
+            : UNKNOWN;
+      }
+      const { inputs, failures } = await (await core(urn)).check(fromStruct(req.getOlds()), news);
+      return new rpc.CheckResponse()
+        .setInputs(toStruct(inputs))
+        .setFailuresList(failures.map((f) => new rpc.CheckFailure().setProperty(f.property).setReason(f.reason)));
+    }),
+
+    diff: unary<rpc.DiffRequest, rpc.DiffResponse>(async (req) => {
+      const olds = fromStruct(req.getOlds()) as unknown as OrderOutputs;
+      const news = fromStruct(req.getNews()) as unknown as OrderInputs;
+      const result = await (await core(req.getUrn())).diff(req.getId(), olds, news);
+      return new rpc.DiffResponse()
+        .setChanges(result.changes ? rpc.DiffResponse.DiffChanges.DIFF_SOME : rpc.DiffResponse.DiffChanges.DIFF_NONE)
+        .setReplacesList(result.replaces)
+        .setDiffsList(result.diffs)
+        .setDeletebeforereplace(result.deleteBeforeReplace);
+    }),
+
+    create: unary<rpc.CreateRequest, rpc.CreateResponse>(async (req) => {
+      requireResourceType(req.getUrn());
+      const inputs = fromStruct(req.getProperties()) as unknown as OrderInputs;
+      const { id, outs } = await (await core(req.getUrn())).create(inputs, { timeoutMs: timeoutMs(req.getTimeout()) });
+      return new rpc.CreateResponse().setId(id).setProperties(toStruct(outs, SECRET_OUTPUTS));
+    }),
+
+    /** Refresh, and `pulumi import` (no stored properties): an empty id tells the engine the order is gone. */
+    read: unary<rpc.ReadRequest, rpc.ReadResponse>(async (req) => {
+      const urn = req.getUrn();
+      requireResourceType(urn);
+      const stored = fromStruct(req.getProperties());
+      const provider = await core(urn);
+      let result: { id?: string; props?: OrderOutputs; inputs?: OrderInputs };
+      if (Object.keys(stored).length === 0) {
+        const { project, stack, name } = parseUrn(urn);
+        result = await provider.importOrder(req.getId(), { project, stack, resourceName: name });
+      } else {
+        result = await provider.read(req.getId(), stored as unknown as OrderOutputs);
+      }
+      const response = new rpc.ReadResponse().setId(result.id ?? "");
+      if (result.props) response.setProperties(toStruct(result.props, SECRET_OUTPUTS));
+      if (result.inputs) response.setInputs(toStruct(result.inputs));
+      return response;
+    }),
+
+    update: unary<rpc.UpdateRequest, rpc.UpdateResponse>(async (req) => {
+      const olds = fromStruct(req.getOlds()) as unknown as OrderOutputs;
+      const news = fromStruct(req.getNews()) as unknown as OrderInputs;
+      const provider = await core(req.getUrn());
+      const { outs } = await provider.update(req.getId(), olds, news, { timeoutMs: timeoutMs(req.getTimeout()) });
+      return new rpc.UpdateResponse().setProperties(toStruct(outs, SECRET_OUTPUTS));
+    }),
+
+    delete: unary<rpc.DeleteRequest, Empty>(async (req) => {
+      const props = fromStruct(req.getProperties()) as unknown as OrderOutputs;
+      await (await core(req.getUrn())).delete(req.getId(), props);
+      return new Empty();
+    }),
+
+    // Waits end at their deadline; there is nothing to cancel early that could not be resumed by the next `up`.
+    cancel: unary<Empty, Empty>(async () => new Empty()),
+  };
+  return { service, close: () => engineLog.close() };
+}
+
+/** A running plugin server. */
+export interface PluginServer {
+  /** The loopback port it listens on (what the plugin prints for the engine). */
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Starts the service on a free loopback port. Methods it does not implement answer UNIMPLEMENTED. */
+export async function startPluginServer(options: ProviderServiceOptions = {}): Promise<PluginServer> {
+  const server = new grpc.Server({
+    // As @pulumi/pulumi's own servers: states and schemas can be large.
+    "grpc.max_receive_message_length": 400 * 1024 * 1024,
+    "grpc.max_send_message_length": 400 * 1024 * 1024,
+  });
+  const { service, close } = createProviderService(options);
+  server.addService(ResourceProviderService, service as unknown as grpc.UntypedServiceImplementation);
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+  );
+  return {
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        close();
+        server.tryShutdown(() => resolve());
+      }),
+  };
+}
