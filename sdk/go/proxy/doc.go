@@ -1,0 +1,2 @@
+// Buy and manage proxies through the Proxy Provisioning API.
+package proxy
