@@ -106,11 +106,11 @@ function timeoutMs(seconds: number): number | undefined {
 }
 
 /** One failure per provider setting that cannot be used; unknown values (preview) are not checked. */
-function checkSettings(news: PropertyMap): rpc.CheckFailure[] {
+function checkSettings(news: PropertyMap, env: NodeJS.ProcessEnv): rpc.CheckFailure[] {
   const given = (name: string) => (typeof news[name] === "string" ? (news[name] as string) : undefined);
   if (SETTINGS.some((name) => news[name] === UNKNOWN)) return [];
   try {
-    resolveSettings((key) => given(key.replace(/^proxy:/, "")));
+    resolveSettings((key) => given(key.replace(/^proxy:/, "")), env);
     return [];
   } catch (error) {
     if (!(error instanceof ConfigurationError)) throw error;
@@ -143,7 +143,7 @@ export function createProviderService(options: ProviderServiceOptions = {}) {
     /** Validates `baseUrl` and `apiKey` (with their environment fallbacks) before anything runs. */
     checkConfig: unary<rpc.CheckRequest, rpc.CheckResponse>(async (req) => {
       const news = fromStruct(req.getNews());
-      return new rpc.CheckResponse().setInputs(toStruct(news, ["apiKey"])).setFailuresList(checkSettings(news));
+      return new rpc.CheckResponse().setInputs(toStruct(news, ["apiKey"])).setFailuresList(checkSettings(news, options.core?.env ?? process.env));
     }),
 
     /** A new URL or key changes the provider in place: its orders stay what they are, nothing is replaced. */

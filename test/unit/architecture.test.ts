@@ -1,5 +1,5 @@
 /**
- * The dependency rule: contract <- client <- provider <- sdk, and contract <- sandbox. Each part may import only
+ * The dependency rule: contract <- client <- provider <- sdk and plugin, and contract <- sandbox. Each part may import only
  * from the parts on its left (and itself), and only the outside packages listed for it. A second check walks the
  * published type declarations from the package's entry points and fails if they reach zod or undici: users'
  * type checks must not depend on our dependencies' types.
@@ -15,15 +15,34 @@ const PARTS = {
   client: { parts: ["contract", "client"], packages: ["undici"] },
   provider: { parts: ["contract", "client", "provider"], packages: ["@pulumi/pulumi", "zod"] },
   sdk: { parts: ["contract", "client", "provider", "sdk"], packages: ["@pulumi/pulumi", "@pulumi/pulumi/runtime/mocks", "pulumi-proxy/provider"] },
+  plugin: {
+    parts: ["contract", "client", "provider", "plugin"],
+    packages: [
+      "@grpc/grpc-js",
+      "@pulumi/pulumi/runtime/rpc",
+      "@pulumi/pulumi/proto/engine_grpc_pb",
+      "@pulumi/pulumi/proto/engine_pb",
+      "@pulumi/pulumi/proto/plugin_pb",
+      "@pulumi/pulumi/proto/provider_grpc_pb",
+      "@pulumi/pulumi/proto/provider_pb",
+      "@pulumi/pulumi/proto/status_pb",
+      "google-protobuf/google/protobuf/any_pb",
+      "google-protobuf/google/protobuf/empty_pb",
+      "google-protobuf/google/protobuf/struct_pb",
+    ],
+  },
   sandbox: { parts: ["contract", "sandbox"], packages: [] },
 } as const;
+
+/** The SDKs generated for the provider plugin: packages of their own, outside the rule. */
+const GENERATED = new Set(["nodejs", "python", "go", "dotnet"].map((language) => join(REPO_ROOT, "sdk", language)));
 
 const BUILTINS = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
+    if (entry.isDirectory()) return GENERATED.has(path) ? [] : sourceFiles(path);
     return /\.(ts|d\.ts)$/.test(entry.name) ? [path] : [];
   });
 }
