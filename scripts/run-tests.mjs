@@ -23,7 +23,7 @@ const vitestArgs = process.argv.slice(2);
 const run = (command, args, options = {}) => spawnSync(command, args, { cwd: root, stdio: "inherit", ...options });
 
 /** Runs one leg in `dir` with `env`; returns its totals line (a failure of its own setup counts as one failure). */
-function runLeg(name, dir, env, pulumiBin) {
+function runLeg(name, dir, env) {
   const here = (command, args, options = {}) => run(command, args, { cwd: dir, env, ...options });
   const version = here("node", ["--version"], { stdio: "pipe", encoding: "utf8" }).stdout?.trim();
   console.log(`\n=== test leg ${name}: Node ${version}, @pulumi/pulumi ${pulumiVersion(dir)} ===\n`);
@@ -43,7 +43,7 @@ function runLeg(name, dir, env, pulumiBin) {
     "--reporter=json",
     `--outputFile.json=${report}`,
     ...vitestArgs,
-  ], { env: { ...env, PULUMI_BIN: pulumiBin } });
+  ], { env: { ...env, PULUMI_BIN: pulumiBin, PULUMI_LANGUAGE_HOSTS: languageHosts } });
   let totals;
   try {
     totals = totalsLine(JSON.parse(readFileSync(report, "utf8")), vitest.status ?? 1);
@@ -102,14 +102,22 @@ if (ensure.status !== 0) {
   process.exit(1);
 }
 const pulumiBin = ensure.stdout.trim().split("\n").pop();
+// The Python and YAML language hosts for the plugin's end-to-end tests (the CLI built here has only Node's).
+const hosts = run(join(root, "scripts", "ensure-language-hosts"), [], { stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" });
+if (hosts.status !== 0) {
+  console.log("0 passed, 1 failed");
+  console.error("run-tests: the Python and YAML language hosts could not be built (above); the plugin's end-to-end tests need them.");
+  process.exit(1);
+}
+const languageHosts = hosts.stdout.trim().split("\n").pop();
 
-const results = [runLeg("main", root, process.env, pulumiBin)];
+const results = [runLeg("main", root, process.env)];
 if (process.env.TEST_LEGS !== "main") {
   for (const leg of legs) {
     const name = `node${leg.node.split(".")[0]}`;
     try {
       const { dir, env } = prepareLeg(leg);
-      results.push(runLeg(name, dir, env, pulumiBin));
+      results.push(runLeg(name, dir, env));
     } catch (error) {
       console.error(`run-tests: leg ${name} could not be set up: ${error.message}`);
       results.push("0 passed, 1 failed");

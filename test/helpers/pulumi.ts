@@ -78,6 +78,8 @@ export class PulumiProgram {
     const { PROXY_API_KEY: _key, PROXY_API_BASE_URL: _url, ...inherited } = process.env;
     this.env = {
       ...inherited,
+      // After the rest of PATH: the language hosts installed beside a real CLI come first.
+      PATH: [inherited.PATH, process.env.PULUMI_LANGUAGE_HOSTS].filter(Boolean).join(":"),
       PULUMI_HOME: join(this.state, "home"),
       PULUMI_BACKEND_URL: `file://${join(this.state, "backend")}`,
       PULUMI_CONFIG_PASSPHRASE: "e2e-passphrase",

@@ -3,6 +3,7 @@
  * loopback) against the sandbox over real HTTP. The CLI's own use of it is in test/e2e/plugin-*.test.ts.
  */
 import * as grpc from "@grpc/grpc-js";
+import type { PluginInfo } from "@pulumi/pulumi/proto/plugin_pb";
 import { ResourceProviderClient } from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as rpc from "@pulumi/pulumi/proto/provider_pb";
 import { Status } from "@pulumi/pulumi/proto/status_pb";
@@ -40,31 +41,35 @@ afterAll(async () => {
   await server.close();
 });
 
-/** One unary call, as a promise. */
-function call<Req, Res>(method: (req: Req, cb: (e: grpc.ServiceError | null, r: Res) => void) => unknown, req: Req): Promise<Res> {
-  return new Promise((resolve, reject) => method.call(client, req, (error, response) => (error ? reject(error) : resolve(response))));
+/** One unary call, as a promise (the stubs' methods are overloaded, so the response type is named at each call). */
+function call<Res>(method: (req: never, cb: (e: grpc.ServiceError | null, r: Res) => void) => unknown, req: unknown): Promise<Res> {
+  return new Promise((resolve, reject) =>
+    (method as (req: unknown, cb: (e: grpc.ServiceError | null, r: Res) => void) => unknown).call(client, req, (error, response) =>
+      error ? reject(error) : resolve(response),
+    ),
+  );
 }
 
 const struct = (value: Record<string, unknown>) => Struct.fromJavaScript(value as Parameters<typeof Struct.fromJavaScript>[0]);
 
 async function configure(settings: Record<string, unknown> = { baseUrl: sandbox.current.url, apiKey: { ...SECRET, value: sandbox.current.apiKey } }) {
-  await call(client.configure, new rpc.ConfigureRequest().setArgs(struct(settings)).setAcceptsecrets(true));
+  await call<rpc.ConfigureResponse>(client.configure, new rpc.ConfigureRequest().setArgs(struct(settings)).setAcceptsecrets(true));
 }
 
 async function check(news: Record<string, unknown>, urn = URN) {
-  const response = await call(client.check, new rpc.CheckRequest().setUrn(urn).setNews(struct(news)).setOlds(struct({})));
+  const response = await call<rpc.CheckResponse>(client.check, new rpc.CheckRequest().setUrn(urn).setNews(struct(news)).setOlds(struct({})));
   return { inputs: response.getInputs()?.toJavaScript() ?? {}, failures: response.getFailuresList().map((f) => [f.getProperty(), f.getReason()]) };
 }
 
 async function create(inputs: Record<string, unknown>, timeoutSeconds = 0) {
-  const response = await call(client.create, new rpc.CreateRequest().setUrn(URN).setProperties(struct(inputs)).setTimeout(timeoutSeconds));
+  const response = await call<rpc.CreateResponse>(client.create, new rpc.CreateRequest().setUrn(URN).setProperties(struct(inputs)).setTimeout(timeoutSeconds));
   return { id: response.getId(), outs: response.getProperties()?.toJavaScript() ?? {} };
 }
 
 describe("the plugin service", () => {
   it("reports its version and the schema of proxy:index:ProxyOrder, getProxies and getUsage", async () => {
-    expect((await call(client.getPluginInfo, new Empty())).getVersion()).toBe(VERSION);
-    const schema = JSON.parse((await call(client.getSchema, new rpc.GetSchemaRequest())).getSchema());
+    expect((await call<PluginInfo>(client.getPluginInfo, new Empty())).getVersion()).toBe(VERSION);
+    const schema = JSON.parse((await call<rpc.GetSchemaResponse>(client.getSchema, new rpc.GetSchemaRequest())).getSchema());
     expect(schema).toMatchObject({ name: "proxy", version: VERSION });
     expect(Object.keys(schema.resources)).toEqual(["proxy:index:ProxyOrder"]);
     expect(Object.keys(schema.functions)).toEqual(["proxy:index:getProxies", "proxy:index:getUsage"]);
@@ -73,19 +78,19 @@ describe("the plugin service", () => {
   });
 
   it("checks the provider's settings, names the fix, and keeps the key secret", async () => {
-    const missing = await call(client.checkConfig, new rpc.CheckRequest().setUrn("urn:pulumi:dev::shop::pulumi:providers:proxy::default").setNews(struct({})));
+    const missing = await call<rpc.CheckResponse>(client.checkConfig, new rpc.CheckRequest().setUrn("urn:pulumi:dev::shop::pulumi:providers:proxy::default").setNews(struct({})));
     expect(missing.getFailuresList().map((f) => f.getReason())).toEqual([expect.stringMatching(/proxy:baseUrl.*PROXY_API_BASE_URL.*proxy:apiKey/s)]);
-    const clear = await call(client.checkConfig, new rpc.CheckRequest().setNews(struct({ baseUrl: "http://api.example.com", apiKey: "k" })));
+    const clear = await call<rpc.CheckResponse>(client.checkConfig, new rpc.CheckRequest().setNews(struct({ baseUrl: "http://api.example.com", apiKey: "k" })));
     expect(clear.getFailuresList().map((f) => f.getReason())).toEqual([expect.stringContaining("clear text")]);
-    const good = await call(client.checkConfig, new rpc.CheckRequest().setNews(struct({ baseUrl: sandbox.current.url, apiKey: "k" })));
+    const good = await call<rpc.CheckResponse>(client.checkConfig, new rpc.CheckRequest().setNews(struct({ baseUrl: sandbox.current.url, apiKey: "k" })));
     expect(good.getFailuresList()).toEqual([]);
     expect(good.getInputs()?.toJavaScript()).toEqual({ baseUrl: sandbox.current.url, apiKey: { ...SECRET, value: "k" } });
-    const unknown = await call(client.checkConfig, new rpc.CheckRequest().setNews(struct({ baseUrl: UNKNOWN })));
+    const unknown = await call<rpc.CheckResponse>(client.checkConfig, new rpc.CheckRequest().setNews(struct({ baseUrl: UNKNOWN })));
     expect(unknown.getFailuresList()).toEqual([]);
   });
 
   it("changes a provider in place when its key or URL changes, replacing nothing", async () => {
-    const response = await call(client.diffConfig, new rpc.DiffRequest().setOlds(struct({ baseUrl: "https://a", apiKey: "1" })).setNews(struct({ baseUrl: "https://a", apiKey: "2" })));
+    const response = await call<rpc.DiffResponse>(client.diffConfig, new rpc.DiffRequest().setOlds(struct({ baseUrl: "https://a", apiKey: "1" })).setNews(struct({ baseUrl: "https://a", apiKey: "2" })));
     expect(response.getChanges()).toBe(rpc.DiffResponse.DiffChanges.DIFF_SOME);
     expect(response.getDiffsList()).toEqual(["apiKey"]);
     expect(response.getReplacesList()).toEqual([]);
@@ -134,23 +139,23 @@ describe("the plugin service", () => {
   it("imports an order by id with the inputs a program would declare, so nothing changes after", async () => {
     await configure();
     const bought = await create((await check({ planId: "dc-us-5" })).inputs);
-    const response = await call(client.read, new rpc.ReadRequest().setId(bought.id).setUrn(URN).setProperties(struct({})).setInputs(struct({})));
+    const response = await call<rpc.ReadResponse>(client.read, new rpc.ReadRequest().setId(bought.id).setUrn(URN).setProperties(struct({})).setInputs(struct({})));
     expect(response.getId()).toBe(bought.id);
     const imported = response.getInputs()?.toJavaScript() ?? {};
     expect(imported).toEqual((await check({ planId: "dc-us-5" })).inputs);
     expect(response.getProperties()?.toJavaScript()).toMatchObject({ orderId: bought.id, status: "active", credentials: SECRET });
-    const diff = await call(client.diff, new rpc.DiffRequest().setId(bought.id).setUrn(URN).setOlds(response.getProperties()!).setNews(struct(imported)));
+    const diff = await call<rpc.DiffResponse>(client.diff, new rpc.DiffRequest().setId(bought.id).setUrn(URN).setOlds(response.getProperties()!).setNews(struct(imported)));
     expect(diff.getChanges()).toBe(rpc.DiffResponse.DiffChanges.DIFF_NONE);
-    await expect(call(client.read, new rpc.ReadRequest().setId("ord_nope").setUrn(URN).setProperties(struct({})))).rejects.toThrow(/ord_nope does not exist/);
+    await expect(call<rpc.ReadResponse>(client.read, new rpc.ReadRequest().setId("ord_nope").setUrn(URN).setProperties(struct({})))).rejects.toThrow(/ord_nope does not exist/);
   });
 
   it("refreshes an order, and says a plan change replaces it", async () => {
     await configure();
     const bought = await create((await check({ planId: "dc-us-5" })).inputs);
-    const response = await call(client.read, new rpc.ReadRequest().setId(bought.id).setUrn(URN).setProperties(struct(bought.outs)));
+    const response = await call<rpc.ReadResponse>(client.read, new rpc.ReadRequest().setId(bought.id).setUrn(URN).setProperties(struct(bought.outs)));
     expect(response.getProperties()?.toJavaScript()).toMatchObject({ orderId: bought.id, status: "active" });
     const { inputs } = await check({ planId: "dc-de-10" });
-    const diff = await call(client.diff, new rpc.DiffRequest().setId(bought.id).setUrn(URN).setOlds(response.getProperties()!).setNews(struct(inputs)));
+    const diff = await call<rpc.DiffResponse>(client.diff, new rpc.DiffRequest().setId(bought.id).setUrn(URN).setOlds(response.getProperties()!).setNews(struct(inputs)));
     expect(diff.getReplacesList()).toContain("planId");
     expect(diff.getDiffsList()).toContain("planId");
   });
@@ -158,7 +163,7 @@ describe("the plugin service", () => {
   it("answers getProxies and getUsage as invokes, with credentials only when asked for and then secret", async () => {
     await configure();
     const bought = await create((await check({ planId: "dc-us-5" })).inputs);
-    const invoke = (tok: string, args: Record<string, unknown>) => call(client.invoke, new rpc.InvokeRequest().setTok(tok).setArgs(struct(args)));
+    const invoke = (tok: string, args: Record<string, unknown>) => call<rpc.InvokeResponse>(client.invoke, new rpc.InvokeRequest().setTok(tok).setArgs(struct(args)));
     const plain = (await invoke("proxy:index:getProxies", { orderId: bought.id })).getReturn()?.toJavaScript() ?? {};
     expect((plain.proxies as unknown[]).length).toBe(5);
     expect(plain.credentials).toEqual([]);

@@ -1,0 +1,38 @@
+/**
+ * A Python environment for the plugin's Python programs: a virtualenv in the cache folder (outside the repository,
+ * like the Pulumi CLI) with the `pulumi` package from PyPI, and a fresh install of this tree's sdk/python.
+ */
+import { execFileSync } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { join } from "node:path";
+import { REPO_ROOT } from "./pulumi";
+
+/** The `pulumi` Python package the tests use: the newest release as of November 2026. */
+export const PYTHON_PULUMI_VERSION = "3.272.0";
+
+const cacheRoot = join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "pulumi-proxy");
+
+/** The virtualenv's folder; created on first use, and given this tree's generated SDK on every call. */
+export function pythonEnvironment(): string {
+  const venv = join(cacheRoot, `python-pulumi-${PYTHON_PULUMI_VERSION}`);
+  const pip = (args: string[]) => execFileSync(join(venv, "bin", "python"), ["-m", "pip", "--disable-pip-version-check", "-q", ...args], { stdio: "pipe" });
+  // A marker written last, so an interrupted install is redone rather than used.
+  const complete = join(venv, ".pulumi-proxy-complete");
+  if (!existsSync(complete)) {
+    rmSync(venv, { recursive: true, force: true });
+    execFileSync("python3", ["-m", "venv", venv], { stdio: "pipe" });
+    pip(["install", `pulumi==${PYTHON_PULUMI_VERSION}`]);
+    writeFileSync(complete, "");
+  }
+  // pip builds in the folder it installs from: a copy keeps build files out of the tree.
+  const copy = mkdtempSync(join(tmpdir(), "pulumi-proxy-sdk-python-"));
+  try {
+    cpSync(join(REPO_ROOT, "sdk", "python"), copy, { recursive: true });
+    pip(["install", "--force-reinstall", "--no-deps", copy]);
+    pip(["install", copy]);
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
+  return venv;
+}
