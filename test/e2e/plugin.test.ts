@@ -138,3 +138,33 @@ describe("a TypeScript program with two explicit providers (examples/plugin-type
     expect(backup.createdOrders).toHaveLength(1);
   });
 });
+
+describe("customTimeouts reach the plugin (test/e2e/programs/plugin-timeouts)", () => {
+  let sandbox: Sandbox;
+  let program: PulumiProgram;
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({ provisioningMs: 600_000 });
+    program = await PulumiProgram.create("test/e2e/programs/plugin-timeouts");
+    await program.useApi(sandbox);
+  }, 120_000);
+  afterAll(async () => {
+    program?.cleanup();
+    await sandbox?.stop();
+  });
+
+  it("ends the wait at customTimeouts.create, keeps the order, and the next up resumes it without buying again", async () => {
+    const failed = await program.up().catch((error: Error) => error);
+    expect(failed).toBeInstanceOf(Error);
+    expect(String(failed)).toMatch(/is recorded in the state/);
+    expect(sandbox.createdOrders).toHaveLength(1);
+    const orderId = sandbox.createdOrders[0]?.id;
+    const kept = (await program.exportState()).resources.find((r) => r.type === ORDER_TYPE);
+    expect(kept).toMatchObject({ id: orderId, outputs: { status: expect.stringMatching(/pending|provisioning/) } });
+    sandbox.clock.advance(600_000);
+    await program.up();
+    expect(await program.outputs()).toMatchObject({ orderId, status: "active" });
+    expect(sandbox.createdOrders).toHaveLength(1);
+    await program.destroy();
+  });
+});

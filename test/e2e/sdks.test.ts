@@ -1,0 +1,54 @@
+/**
+ * The SDKs generated for the provider plugin: in step with plugin/schema.json, and the Go and Node.js ones compile.
+ * (Python's is installed and run by plugin.test.ts; .NET's cannot be built here, see docs/plugin.md.)
+ */
+import { execFile } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, describe, expect, it } from "vitest";
+import { REPO_ROOT } from "../helpers/pulumi";
+
+const run = promisify(execFile);
+const LANGUAGES = ["nodejs", "python", "go", "dotnet"];
+
+/** Every file under `dir`, by path relative to it, with its content. */
+function tree(dir: string): Map<string, string> {
+  const files = new Map<string, string>();
+  const walk = (at: string) => {
+    for (const name of readdirSync(at)) {
+      const path = join(at, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else files.set(relative(dir, path), readFileSync(path, "latin1"));
+    }
+  };
+  walk(dir);
+  return files;
+}
+
+describe("the generated SDKs", () => {
+  const scratch = mkdtempSync(join(tmpdir(), "pulumi-proxy-gen-sdk-"));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+  it("are what scripts/gen-sdk/run makes of plugin/schema.json today (run `npm run gen-sdk` after changing it)", async () => {
+    await run(join(REPO_ROOT, "scripts", "gen-sdk", "run"), [scratch], { maxBuffer: 16 * 1024 * 1024 });
+    for (const language of LANGUAGES) {
+      const fresh = tree(join(scratch, language));
+      const committed = tree(join(REPO_ROOT, "sdk", language));
+      expect([...committed.keys()].sort(), `files of sdk/${language}`).toEqual([...fresh.keys()].sort());
+      const differing = [...fresh].filter(([path, text]) => committed.get(path) !== text).map(([path]) => `sdk/${language}/${path}`);
+      expect(differing, "files that differ from a fresh generation").toEqual([]);
+    }
+  }, 600_000);
+
+  it("Go: the SDK builds and passes go vet", async () => {
+    const env = { ...process.env, GOFLAGS: "-mod=mod", GOTOOLCHAIN: "local", CGO_ENABLED: "0", PATH: `${process.env.PATH}:/usr/local/go/bin` };
+    await run("go", ["build", "./..."], { cwd: join(REPO_ROOT, "sdk"), env });
+    await run("go", ["vet", "./..."], { cwd: join(REPO_ROOT, "sdk"), env });
+  }, 600_000);
+
+  it("Node.js: the SDK type-checks with its own tsconfig", async () => {
+    await run(process.execPath, [join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc"), "--noEmit", "-p", join(REPO_ROOT, "sdk", "nodejs")]);
+  }, 120_000);
+});
