@@ -3,7 +3,7 @@
  * (Python's is installed and run by plugin.test.ts; .NET's cannot be built here, see docs/plugin.md.)
  */
 import { execFile } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { promisify } from "node:util";
@@ -42,10 +42,29 @@ describe("the generated SDKs", () => {
     }
   }, 600_000);
 
+  const goEnv = { ...process.env, GOFLAGS: "-mod=mod", GOTOOLCHAIN: "local", CGO_ENABLED: "0", PATH: `${process.env.PATH}:/usr/local/go/bin` };
+
   it("Go: the SDK builds and passes go vet", async () => {
-    const env = { ...process.env, GOFLAGS: "-mod=mod", GOTOOLCHAIN: "local", CGO_ENABLED: "0", PATH: `${process.env.PATH}:/usr/local/go/bin` };
-    await run("go", ["build", "./..."], { cwd: join(REPO_ROOT, "sdk"), env });
-    await run("go", ["vet", "./..."], { cwd: join(REPO_ROOT, "sdk"), env });
+    await run("go", ["build", "./..."], { cwd: join(REPO_ROOT, "sdk"), env: goEnv });
+    await run("go", ["vet", "./..."], { cwd: join(REPO_ROOT, "sdk"), env: goEnv });
+  }, 600_000);
+
+  it("Go: the README's Go quick start compiles against the SDK and passes go vet", async () => {
+    const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
+    const program = /```go\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(program, "README has a ```go block").toBeDefined();
+    const dir = mkdtempSync(join(scratch, "go-program-"));
+    const sdkModule = readFileSync(join(REPO_ROOT, "sdk", "go.mod"), "utf8");
+    const pulumiSdk = /github\.com\/pulumi\/pulumi\/sdk\/v3 (v\S+)/.exec(sdkModule)?.[1];
+    writeFileSync(
+      join(dir, "go.mod"),
+      `module example.com/proxy-quickstart\n\ngo 1.24\n\nrequire (\n\tgithub.com/pulumi-proxy/pulumi-proxy/sdk v0.0.0\n\tgithub.com/pulumi/pulumi/sdk/v3 ${pulumiSdk}\n)\n\n` +
+        `replace github.com/pulumi-proxy/pulumi-proxy/sdk => ${join(REPO_ROOT, "sdk")}\n`,
+    );
+    writeFileSync(join(dir, "go.sum"), readFileSync(join(REPO_ROOT, "sdk", "go.sum")));
+    writeFileSync(join(dir, "main.go"), program ?? "");
+    await run("go", ["mod", "tidy"], { cwd: dir, env: goEnv });
+    await run("go", ["vet", "./..."], { cwd: dir, env: goEnv });
   }, 600_000);
 
   it("Node.js: the SDK type-checks with its own tsconfig", async () => {
