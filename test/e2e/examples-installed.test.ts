@@ -4,7 +4,7 @@
  * runs its script from its repository root, exactly as its workflow does.
  */
 import { execFile, execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -65,6 +65,32 @@ describe("examples/quickstart, installed outside the repository", () => {
     expect(await program.outputs()).toMatchObject({ orderId: sandbox.createdOrders[0]?.id, status: "active" });
     await program.preview("--expect-no-changes");
     expect((await program.refresh()).changeSummary).toEqual({ same: 2 });
+    await program.destroy();
+    expect(sandbox.createdOrders).toHaveLength(1);
+  }, 240_000);
+});
+
+describe("the provider plugin, installed from the tarball, runs examples/plugin-yaml", () => {
+  let sandbox: Sandbox;
+  let program: PulumiProgram;
+  beforeAll(async () => {
+    sandbox = await startSandbox({ provisioningMs: 500 });
+    const dir = install("plugin-yaml");
+    // The example names the plugin by its place in this repository; an installed project names the package's bin.
+    const project = join(dir, "Pulumi.yaml");
+    writeFileSync(project, readFileSync(project, "utf8").replace("path: ../../bin", "path: node_modules/pulumi-proxy/bin"));
+    program = await PulumiProgram.create("examples/plugin-yaml", "dev", { installedDir: dir });
+    await program.useApi(sandbox);
+  }, 240_000);
+  afterAll(async () => {
+    program?.cleanup();
+    await sandbox?.stop();
+  });
+
+  it("buys, shows no changes, and destroys, with the plugin from node_modules/pulumi-proxy/bin", async () => {
+    expect((await program.up()).changeSummary).toEqual({ create: 2 });
+    expect(await program.outputs()).toMatchObject({ orderId: sandbox.createdOrders[0]?.id, status: "active" });
+    await program.preview("--expect-no-changes");
     await program.destroy();
     expect(sandbox.createdOrders).toHaveLength(1);
   }, 240_000);

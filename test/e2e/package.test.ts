@@ -49,10 +49,19 @@ describe("the packed package", () => {
 
   it("holds what users need and nothing else", () => {
     const outside = files.filter(
-      (f) => !/^dist\/(contract|client|provider|sdk|sandbox)\/[\w.-]+\.(js|d\.ts)$/.test(f),
+      (f) => !/^dist\/(contract|client|provider|sdk|sandbox|plugin)\/[\w.-]+\.(js|d\.ts)$/.test(f),
     );
-    expect(outside).toEqual(["CHANGELOG.md", "LICENSE", "README.md", "docs/api-contract.md", "docs/sandbox.md", "package.json"]);
-    for (const entry of ["dist/sdk/index.js", "dist/provider/index.js", "dist/sandbox/index.js", "dist/sandbox/cli.js", "dist/sdk/index.d.ts"]) {
+    expect(outside).toEqual([
+      "CHANGELOG.md",
+      "LICENSE",
+      "README.md",
+      "bin/pulumi-resource-proxy",
+      "dist/plugin/schema.json",
+      "docs/api-contract.md",
+      "docs/sandbox.md",
+      "package.json",
+    ]);
+    for (const entry of ["dist/sdk/index.js", "dist/provider/index.js", "dist/sandbox/index.js", "dist/sandbox/cli.js", "dist/sdk/index.d.ts", "dist/plugin/main.js"]) {
       expect(files).toContain(entry);
     }
   });
