@@ -30,7 +30,17 @@ export function secret(value: unknown): PropertyMap {
 
 /** The Struct's properties, secrets revealed; an absent Struct is an empty map. */
 export function fromStruct(struct: Struct | undefined): PropertyMap {
-  return (reveal(struct?.toJavaScript() ?? {}) as PropertyMap) ?? {};
+  return reveal(struct?.toJavaScript() ?? {}) as PropertyMap;
+}
+
+/** The names of the Struct's properties that are secret, or hold a secret: what must go back marked. */
+export function secretKeys(struct: Struct | undefined): string[] {
+  const holdsSecret = (value: unknown): boolean =>
+    isSecret(value) ||
+    (Array.isArray(value) ? value.some(holdsSecret) : typeof value === "object" && value !== null && Object.values(value).some(holdsSecret));
+  return Object.entries(struct?.toJavaScript() ?? {})
+    .filter(([, value]) => holdsSecret(value))
+    .map(([key]) => key);
 }
 
 /** A Struct of these properties. `undefined` is dropped (a Struct has no such value); `null` stays. */

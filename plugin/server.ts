@@ -23,7 +23,7 @@ import type { OrderInputs, OrderOutputs } from "../provider/order-state";
 import { PartialOrderError, PROVIDER_KEY, UNKNOWN } from "../provider/pulumi-host";
 import { purchaseKey } from "../provider/idempotency";
 import { EngineLog } from "./engine-log";
-import { fromStruct, toStruct, type PropertyMap } from "./properties";
+import { fromStruct, secretKeys, toStruct, type PropertyMap } from "./properties";
 import { schemaText } from "./schema";
 
 /** The resource and function tokens of the schema. */
@@ -56,12 +56,15 @@ export function parseUrn(urn: string): { stack: string; project: string; type: s
 
 type Handler<Req, Res> = (request: Req) => Promise<Res>;
 
-/** A gRPC unary method from an async handler; errors become gRPC statuses whose message is the error's. */
-function unary<Req, Res>(handler: Handler<Req, Res>): grpc.handleUnaryCall<Req, Res> {
+/**
+ * A gRPC unary method from an async handler; errors become gRPC statuses whose message is the error's.
+ * `secretInputs` names the request's secret properties, which a partial result must keep secret.
+ */
+function unary<Req, Res>(handler: Handler<Req, Res>, secretInputs: (request: Req) => string[] = () => []): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
     handler(call.request).then(
       (response) => callback(null, response),
-      (error: unknown) => callback(toServiceError(error)),
+      (error: unknown) => callback(toServiceError(error, secretInputs(call.request))),
     );
   };
 }
@@ -70,14 +73,14 @@ function unary<Req, Res>(handler: Handler<Req, Res>): grpc.handleUnaryCall<Req, 
  * A failed operation as the engine reads it. A partial create or update carries `ErrorResourceInitFailed`, so the
  * engine records the order (id and properties) although the operation failed: the same contract as the dynamic host.
  */
-function toServiceError(error: unknown): Partial<grpc.StatusObject> & { message: string } {
+function toServiceError(error: unknown, secretInputs: string[]): Partial<grpc.StatusObject> & { message: string } {
   const message = error instanceof Error ? error.message : String(error);
   const metadata = new grpc.Metadata();
   if (error instanceof PartialOrderError) {
     const { [PROVIDER_KEY]: _provider, ...properties } = error.properties;
     const detail = new rpc.ErrorResourceInitFailed();
     detail.setId(error.id);
-    detail.setProperties(toStruct(properties, SECRET_OUTPUTS));
+    detail.setProperties(toStruct(properties, [...SECRET_OUTPUTS, ...secretInputs]));
     detail.setReasonsList(error.reasons);
     const any = new Any();
     any.pack(detail.serializeBinary(), "pulumirpc.ErrorResourceInitFailed");
@@ -214,7 +217,7 @@ export function createProviderService(options: ProviderServiceOptions = {}) {
       }
       const { inputs, failures } = await (await core(urn)).check(fromStruct(req.getOlds()), news);
       return new rpc.CheckResponse()
-        .setInputs(toStruct(inputs))
+        .setInputs(toStruct(inputs, secretKeys(req.getNews())))
         .setFailuresList(failures.map((f) => new rpc.CheckFailure().setProperty(f.property).setReason(f.reason)));
     }),
 
@@ -233,8 +236,8 @@ export function createProviderService(options: ProviderServiceOptions = {}) {
       requireResourceType(req.getUrn());
       const inputs = fromStruct(req.getProperties()) as unknown as OrderInputs;
       const { id, outs } = await (await core(req.getUrn())).create(inputs, { timeoutMs: timeoutMs(req.getTimeout()) });
-      return new rpc.CreateResponse().setId(id).setProperties(toStruct(outs, SECRET_OUTPUTS));
-    }),
+      return new rpc.CreateResponse().setId(id).setProperties(toStruct(outs, [...SECRET_OUTPUTS, ...secretKeys(req.getProperties())]));
+    }, (req) => secretKeys(req.getProperties())),
 
     /** Refresh, and `pulumi import` (no stored properties): an empty id tells the engine the order is gone. */
     read: unary<rpc.ReadRequest, rpc.ReadResponse>(async (req) => {
@@ -250,8 +253,8 @@ export function createProviderService(options: ProviderServiceOptions = {}) {
         result = await provider.read(req.getId(), stored as unknown as OrderOutputs);
       }
       const response = new rpc.ReadResponse().setId(result.id ?? "");
-      if (result.props) response.setProperties(toStruct(result.props, SECRET_OUTPUTS));
-      if (result.inputs) response.setInputs(toStruct(result.inputs));
+      if (result.props) response.setProperties(toStruct(result.props, [...SECRET_OUTPUTS, ...secretKeys(req.getProperties())]));
+      if (result.inputs) response.setInputs(toStruct(result.inputs, secretKeys(req.getInputs())));
       return response;
     }),
 
@@ -260,8 +263,8 @@ export function createProviderService(options: ProviderServiceOptions = {}) {
       const news = fromStruct(req.getNews()) as unknown as OrderInputs;
       const provider = await core(req.getUrn());
       const { outs } = await provider.update(req.getId(), olds, news, { timeoutMs: timeoutMs(req.getTimeout()) });
-      return new rpc.UpdateResponse().setProperties(toStruct(outs, SECRET_OUTPUTS));
-    }),
+      return new rpc.UpdateResponse().setProperties(toStruct(outs, [...SECRET_OUTPUTS, ...secretKeys(req.getNews())]));
+    }, (req) => secretKeys(req.getNews())),
 
     delete: unary<rpc.DeleteRequest, Empty>(async (req) => {
       const props = fromStruct(req.getProperties()) as unknown as OrderOutputs;

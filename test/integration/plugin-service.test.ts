@@ -123,6 +123,20 @@ describe("the plugin service", () => {
     expect(sandbox.current.state.orders.size).toBe(1);
   });
 
+  it("keeps secret inputs secret in what it returns (checked inputs, outputs, a partial result)", async () => {
+    await configure();
+    const key = { ...SECRET, value: "my-own-key-1" };
+    const checked = await call<rpc.CheckResponse>(client.check, new rpc.CheckRequest().setUrn(URN).setNews(struct({ planId: "dc-us-5", idempotencyKey: key })).setOlds(struct({})));
+    expect(checked.getInputs()?.toJavaScript()).toMatchObject({ planId: "dc-us-5", idempotencyKey: key });
+    const created = await call<rpc.CreateResponse>(client.create, new rpc.CreateRequest().setUrn(URN).setProperties(checked.getInputs()!));
+    expect(created.getProperties()?.toJavaScript()).toMatchObject({ idempotencyKey: key, planId: "dc-us-5" });
+    sandbox.current.reset();
+    const slow = await call<rpc.CreateResponse>(client.create, new rpc.CreateRequest().setUrn(URN).setProperties(checked.getInputs()!).setTimeout(1)).catch((e: grpc.ServiceError) => e);
+    const status = Status.deserializeBinary((slow as grpc.ServiceError).metadata.get("grpc-status-details-bin")[0] as Uint8Array);
+    const detail = rpc.ErrorResourceInitFailed.deserializeBinary(status.getDetailsList()[0]!.getValue_asU8());
+    expect(detail.getProperties()?.toJavaScript()).toMatchObject({ idempotencyKey: key, credentials: SECRET });
+  });
+
   it("ends the wait at customTimeouts.create and records the order as a partial create", async () => {
     await configure();
     const { inputs } = await check({ planId: "dc-us-5", readyTimeout: "1h" });
