@@ -96,6 +96,35 @@ describe("the provider plugin, installed from the tarball, runs examples/plugin-
   }, 240_000);
 });
 
+describe("the provider plugin, installed globally, is found on PATH with no plugins entry in Pulumi.yaml", () => {
+  let sandbox: Sandbox;
+  let program: PulumiProgram;
+  beforeAll(async () => {
+    sandbox = await startSandbox({ provisioningMs: 500 });
+    // `npm install --global` into a prefix of the test's own, as a user's global install would be.
+    const prefix = join(outside, "global");
+    execFileSync("npm", ["install", "--global", "--prefix", prefix, "--no-audit", "--no-fund", tarball], { stdio: "pipe" });
+    const dir = join(outside, "plugin-on-path");
+    cpSync(join(REPO_ROOT, "examples", "plugin-yaml"), dir, { recursive: true });
+    const project = join(dir, "Pulumi.yaml");
+    writeFileSync(project, readFileSync(project, "utf8").replace(/^plugins:\n(?: .*\n)+/m, ""));
+    program = await PulumiProgram.create("examples/plugin-yaml", "dev", { installedDir: dir });
+    program.env.PATH = `${join(prefix, "bin")}:${program.env.PATH}`;
+    await program.useApi(sandbox);
+  }, 240_000);
+  afterAll(async () => {
+    program?.cleanup();
+    await sandbox?.stop();
+  });
+
+  it("buys and destroys with pulumi-resource-proxy from the global bin folder", async () => {
+    expect(readFileSync(join(program.dir, "Pulumi.yaml"), "utf8")).not.toContain("plugins:");
+    expect((await program.up()).changeSummary).toEqual({ create: 2 });
+    expect(sandbox.createdOrders).toHaveLength(1);
+    await program.destroy();
+  }, 240_000);
+});
+
 describe("examples/testing, installed outside the repository", () => {
   // The example installs the newest nock, which needs Node 22.20 or later (as the example's engines say); this
   // repository's own copy of those tests runs on every leg.
