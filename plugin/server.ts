@@ -128,6 +128,8 @@ function checkSettings(news: PropertyMap, env: NodeJS.ProcessEnv): rpc.CheckFail
 export function createProviderService(options: ProviderServiceOptions = {}) {
   const engineLog = new EngineLog(options.engineAddress);
   let setting: (key: string) => string | undefined = () => undefined;
+  // An explicit provider whose settings are still unknown (a preview): its resources cannot be judged by them yet.
+  let settingsUnknown = false;
 
   const core = async (urn?: string): Promise<OrderProvider> => {
     const provider = createOrderProvider({ ...options.core, log: engineLog.forResource(urn) });
@@ -166,6 +168,7 @@ export function createProviderService(options: ProviderServiceOptions = {}) {
     configure: unary<rpc.ConfigureRequest, rpc.ConfigureResponse>(async (req) => {
       const args = req.hasArgs() ? fromStruct(req.getArgs()) : undefined;
       const variables = req.getVariablesMap();
+      settingsUnknown = SETTINGS.some((name) => args?.[name] === UNKNOWN);
       setting = (key) => {
         const name = key.replace(/^proxy:/, "");
         const fromArgs = args?.[name];
@@ -215,7 +218,9 @@ export function createProviderService(options: ProviderServiceOptions = {}) {
             ? purchaseKey({ project, stack, resourceName: name, planId: news.planId })
             : UNKNOWN;
       }
-      const { inputs, failures } = await (await core(urn)).check(fromStruct(req.getOlds()), news);
+      const checked = await (await core(urn)).check(fromStruct(req.getOlds()), news);
+      const { inputs } = checked;
+      const failures = settingsUnknown ? checked.failures.filter((f) => f.property !== "") : checked.failures;
       return new rpc.CheckResponse()
         .setInputs(toStruct(inputs, secretKeys(req.getNews())))
         .setFailuresList(failures.map((f) => new rpc.CheckFailure().setProperty(f.property).setReason(f.reason)));

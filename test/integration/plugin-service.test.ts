@@ -111,6 +111,13 @@ describe("the plugin service", () => {
     await expect(check({ planId: "x" }, "urn:pulumi:dev::shop::proxy:index:Other::x")).rejects.toThrow(/no resource type "proxy:index:Other"/);
   });
 
+  it("fails a resource's check without settings, but not while an explicit provider's settings are unknown (preview)", async () => {
+    await configure({});
+    expect((await check({ planId: "dc-us-5" })).failures).toEqual([["", expect.stringContaining("The proxy provider is not configured")]]);
+    await configure({ baseUrl: UNKNOWN, apiKey: UNKNOWN });
+    expect((await check({ planId: "dc-us-5" })).failures).toEqual([]);
+  });
+
   it("buys once per key, waits for the order, and returns the credentials as a secret", async () => {
     await configure();
     const { inputs } = await check({ planId: "dc-us-5" });
