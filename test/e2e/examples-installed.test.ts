@@ -9,8 +9,8 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSandbox, type Sandbox } from "../../sandbox";
-import { pulumiBinary, PulumiProgram, REPO_ROOT } from "../helpers/pulumi";
+import { pulumiBinary, REPO_ROOT } from "../helpers/pulumi";
+import { useStack } from "../helpers/stack";
 
 let outside: string;
 let tarball: string;
@@ -48,19 +48,10 @@ beforeAll(() => {
 afterAll(() => rmSync(outside, { recursive: true, force: true }));
 
 describe("examples/quickstart, installed outside the repository", () => {
-  let sandbox: Sandbox;
-  let program: PulumiProgram;
-  beforeAll(async () => {
-    sandbox = await startSandbox({ provisioningMs: 500 });
-    program = await PulumiProgram.create("examples/quickstart", "dev", { installedDir: install("quickstart") });
-    await program.useApi(sandbox);
-  }, 240_000);
-  afterAll(async () => {
-    program?.cleanup();
-    await sandbox?.stop();
-  });
+  const stack = useStack("examples/quickstart", { stack: "dev", sandbox: { provisioningMs: 500 }, installedDir: () => install("quickstart") });
 
   it("compiles with its own TypeScript, buys, shows no drift, and destroys", async () => {
+    const { program, sandbox } = stack;
     await program.up();
     expect(await program.outputs()).toMatchObject({ orderId: sandbox.createdOrders[0]?.id, status: "active" });
     await program.preview("--expect-no-changes");
@@ -70,24 +61,28 @@ describe("examples/quickstart, installed outside the repository", () => {
   }, 240_000);
 });
 
+/** examples/plugin-yaml copied to `dir`, with its plugins section changed by `edit`. */
+function pluginYaml(dir: string, edit: (project: string) => string): string {
+  cpSync(join(REPO_ROOT, "examples", "plugin-yaml"), dir, { recursive: true });
+  const project = join(dir, "Pulumi.yaml");
+  writeFileSync(project, edit(readFileSync(project, "utf8")));
+  return dir;
+}
+
 describe("the provider plugin, installed from the tarball, runs examples/plugin-yaml", () => {
-  let sandbox: Sandbox;
-  let program: PulumiProgram;
-  beforeAll(async () => {
-    sandbox = await startSandbox({ provisioningMs: 500 });
-    const dir = install("plugin-yaml");
-    // The example names the plugin by its place in this repository; an installed project names the package's bin.
-    const project = join(dir, "Pulumi.yaml");
-    writeFileSync(project, readFileSync(project, "utf8").replace("path: ../../bin", "path: node_modules/pulumi-proxy/bin"));
-    program = await PulumiProgram.create("examples/plugin-yaml", "dev", { installedDir: dir });
-    await program.useApi(sandbox);
-  }, 240_000);
-  afterAll(async () => {
-    program?.cleanup();
-    await sandbox?.stop();
+  // The example names the plugin by its place in this repository; an installed project names the package's bin.
+  const stack = useStack("examples/plugin-yaml", {
+    stack: "dev",
+    sandbox: { provisioningMs: 500 },
+    installedDir: () => {
+      const dir = pluginYaml(join(outside, "plugin-yaml"), (project) => project.replace("path: ../../bin", "path: node_modules/pulumi-proxy/bin"));
+      execFileSync("npm", ["install", "--no-audit", "--no-fund", tarball], { cwd: dir, stdio: "pipe" });
+      return dir;
+    },
   });
 
   it("buys, shows no changes, and destroys, with the plugin from node_modules/pulumi-proxy/bin", async () => {
+    const { program, sandbox } = stack;
     expect((await program.up()).changeSummary).toEqual({ create: 2 });
     expect(await program.outputs()).toMatchObject({ orderId: sandbox.createdOrders[0]?.id, status: "active" });
     await program.preview("--expect-no-changes");
@@ -97,27 +92,22 @@ describe("the provider plugin, installed from the tarball, runs examples/plugin-
 });
 
 describe("the provider plugin, installed globally, is found on PATH with no plugins entry in Pulumi.yaml", () => {
-  let sandbox: Sandbox;
-  let program: PulumiProgram;
-  beforeAll(async () => {
-    sandbox = await startSandbox({ provisioningMs: 500 });
+  const prefix = () => join(outside, "global");
+  const stack = useStack("examples/plugin-yaml", {
+    stack: "dev",
+    sandbox: { provisioningMs: 500 },
     // `npm install --global` into a prefix of the test's own, as a user's global install would be.
-    const prefix = join(outside, "global");
-    execFileSync("npm", ["install", "--global", "--prefix", prefix, "--no-audit", "--no-fund", tarball], { stdio: "pipe" });
-    const dir = join(outside, "plugin-on-path");
-    cpSync(join(REPO_ROOT, "examples", "plugin-yaml"), dir, { recursive: true });
-    const project = join(dir, "Pulumi.yaml");
-    writeFileSync(project, readFileSync(project, "utf8").replace(/^plugins:\n(?: .*\n)+/m, ""));
-    program = await PulumiProgram.create("examples/plugin-yaml", "dev", { installedDir: dir });
-    program.env.PATH = `${join(prefix, "bin")}:${program.env.PATH}`;
-    await program.useApi(sandbox);
-  }, 240_000);
-  afterAll(async () => {
-    program?.cleanup();
-    await sandbox?.stop();
+    installedDir: () => {
+      execFileSync("npm", ["install", "--global", "--prefix", prefix(), "--no-audit", "--no-fund", tarball], { stdio: "pipe" });
+      return pluginYaml(join(outside, "plugin-on-path"), (project) => project.replace(/^plugins:\n(?: .*\n)+/m, ""));
+    },
+    prepare: (program) => {
+      program.env.PATH = `${join(prefix(), "bin")}:${program.env.PATH}`;
+    },
   });
 
   it("buys and destroys with pulumi-resource-proxy from the global bin folder", async () => {
+    const { program, sandbox } = stack;
     expect(readFileSync(join(program.dir, "Pulumi.yaml"), "utf8")).not.toContain("plugins:");
     expect((await program.up()).changeSummary).toEqual({ create: 2 });
     expect(sandbox.createdOrders).toHaveLength(1);

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "../../sandbox";
 import { PulumiProgram, type CliResult } from "../helpers/pulumi";
+import { useStack } from "../helpers/stack";
 import { pythonEnvironment } from "../helpers/python";
 
 const ORDER_TYPE = "proxy:index:ProxyOrder";
@@ -24,67 +25,55 @@ function passwords(sandbox: Sandbox): string[] {
 /** The whole life of one ProxyOrder named `order`, as a user of the plugin lives it. */
 function lifecycle(name: string, programPath: string, prepare: (program: PulumiProgram) => Promise<void> | void = () => undefined) {
   describe(`${name} (${programPath}) through the plugin`, () => {
-    let sandbox: Sandbox;
-    let program: PulumiProgram;
+    const stack = useStack(programPath, { sandbox: { provisioningMs: 1500 }, prepare });
     let orderId: string;
     const printed: CliResult[] = [];
 
-    beforeAll(async () => {
-      sandbox = await startSandbox({ provisioningMs: 1500 });
-      program = await PulumiProgram.create(programPath);
-      await prepare(program);
-      await program.useApi(sandbox);
-    }, 300_000);
-    afterAll(async () => {
-      program?.cleanup();
-      await sandbox?.stop();
-    });
-
     it("up buys one order and waits for it; the credentials and the key stay secret", async () => {
-      const up = await program.up();
+      const up = await stack.program.up();
       printed.push(up);
       expect(up.changeSummary).toEqual({ create: 2 });
-      expect(sandbox.createdOrders).toHaveLength(1);
-      const outputs = await program.outputs();
+      expect(stack.sandbox.createdOrders).toHaveLength(1);
+      const outputs = await stack.program.outputs();
       orderId = outputs.orderId as string;
-      expect(outputs).toMatchObject({ orderId: sandbox.createdOrders[0]?.id, status: "active", credentials: "[secret]" });
+      expect(outputs).toMatchObject({ orderId: stack.sandbox.createdOrders[0]?.id, status: "active", credentials: "[secret]" });
       expect(outputs.proxies).toHaveLength(5);
       expect(JSON.stringify(outputs.proxies)).not.toContain("password");
       expect(outputs.requestsUsed).toEqual(expect.any(Number));
-      const secrets = await program.outputs({ showSecrets: true });
+      const secrets = await stack.program.outputs({ showSecrets: true });
       expect((secrets.credentials as Array<{ password: string }>)[0]?.password).toMatch(/^[0-9a-f]{24}$/);
-      const state = await program.exportState();
+      const state = await stack.program.exportState();
       expect(state.resources.find((r) => r.type === ORDER_TYPE)?.id).toBe(orderId);
-      for (const secret of [sandbox.apiKey, ...passwords(sandbox)]) expect(state.text).not.toContain(secret);
+      for (const secret of [stack.sandbox.apiKey, ...passwords(stack.sandbox)]) expect(state.text).not.toContain(secret);
     });
 
     it("a second preview shows no changes, and refresh finds no drift", async () => {
-      printed.push(await program.preview("--expect-no-changes"));
-      const refresh = await program.refresh();
+      printed.push(await stack.program.preview("--expect-no-changes"));
+      const refresh = await stack.program.refresh();
       printed.push(refresh);
       expectNoChanges(refresh.changeSummary);
-      printed.push(await program.preview("--expect-no-changes"));
+      printed.push(await stack.program.preview("--expect-no-changes"));
     });
 
     it("pulumi import takes the order back by id after it left the state, and buys nothing", async () => {
-      const urn = (await program.exportState()).resources.find((r) => r.type === ORDER_TYPE)?.urn ?? "";
-      await program.run(["state", "delete", urn, "--yes"]);
-      expect((await program.exportState()).resources.some((r) => r.type === ORDER_TYPE)).toBe(false);
-      printed.push(await program.run(["import", ORDER_TYPE, "order", orderId, "--yes", "--protect=false", "--generate-code=false"]));
-      const imported = (await program.exportState()).resources.find((r) => r.type === ORDER_TYPE);
+      const urn = (await stack.program.exportState()).resources.find((r) => r.type === ORDER_TYPE)?.urn ?? "";
+      await stack.program.run(["state", "delete", urn, "--yes"]);
+      expect((await stack.program.exportState()).resources.some((r) => r.type === ORDER_TYPE)).toBe(false);
+      printed.push(await stack.program.run(["import", ORDER_TYPE, "order", orderId, "--yes", "--protect=false", "--generate-code=false"]));
+      const imported = (await stack.program.exportState()).resources.find((r) => r.type === ORDER_TYPE);
       expect(imported).toMatchObject({ id: orderId, outputs: { orderId, status: "active" } });
-      printed.push(await program.preview("--expect-no-changes"));
-      expect(sandbox.createdOrders).toHaveLength(1);
+      printed.push(await stack.program.preview("--expect-no-changes"));
+      expect(stack.sandbox.createdOrders).toHaveLength(1);
     });
 
     it("destroy forgets the order (the purchase stays), and nothing secret was ever printed", async () => {
-      const destroy = await program.destroy();
+      const destroy = await stack.program.destroy();
       printed.push(destroy);
       expect(destroy.changeSummary).toEqual({ delete: 2 });
       expect(destroy.diagnostics?.some((d) => d.message.includes("the purchase stays active"))).toBe(true);
-      expect(sandbox.createdOrders).toHaveLength(1);
+      expect(stack.sandbox.createdOrders).toHaveLength(1);
       for (const result of printed) {
-        for (const secret of [sandbox.apiKey, ...passwords(sandbox)]) expect(result.stdout + result.stderr).not.toContain(secret);
+        for (const secret of [stack.sandbox.apiKey, ...passwords(stack.sandbox)]) expect(result.stdout + result.stderr).not.toContain(secret);
       }
     });
   });
@@ -140,31 +129,20 @@ describe("a TypeScript program with two explicit providers (examples/plugin-type
 });
 
 describe("customTimeouts reach the plugin (test/e2e/programs/plugin-timeouts)", () => {
-  let sandbox: Sandbox;
-  let program: PulumiProgram;
-
-  beforeAll(async () => {
-    sandbox = await startSandbox({ provisioningMs: 600_000 });
-    program = await PulumiProgram.create("test/e2e/programs/plugin-timeouts");
-    await program.useApi(sandbox);
-  }, 120_000);
-  afterAll(async () => {
-    program?.cleanup();
-    await sandbox?.stop();
-  });
+  const stack = useStack("test/e2e/programs/plugin-timeouts", { sandbox: { provisioningMs: 600_000 } });
 
   it("ends the wait at customTimeouts.create, keeps the order, and the next up resumes it without buying again", async () => {
-    const failed = await program.up().catch((error: Error) => error);
+    const failed = await stack.program.up().catch((error: Error) => error);
     expect(failed).toBeInstanceOf(Error);
     expect(String(failed)).toMatch(/is recorded in the state/);
-    expect(sandbox.createdOrders).toHaveLength(1);
-    const orderId = sandbox.createdOrders[0]?.id;
-    const kept = (await program.exportState()).resources.find((r) => r.type === ORDER_TYPE);
+    expect(stack.sandbox.createdOrders).toHaveLength(1);
+    const orderId = stack.sandbox.createdOrders[0]?.id;
+    const kept = (await stack.program.exportState()).resources.find((r) => r.type === ORDER_TYPE);
     expect(kept).toMatchObject({ id: orderId, outputs: { status: expect.stringMatching(/pending|provisioning/) } });
-    sandbox.clock.advance(600_000);
-    await program.up();
-    expect(await program.outputs()).toMatchObject({ orderId, status: "active" });
-    expect(sandbox.createdOrders).toHaveLength(1);
-    await program.destroy();
+    stack.sandbox.clock.advance(600_000);
+    await stack.program.up();
+    expect(await stack.program.outputs()).toMatchObject({ orderId, status: "active" });
+    expect(stack.sandbox.createdOrders).toHaveLength(1);
+    await stack.program.destroy();
   });
 });

@@ -1,72 +1,61 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSandbox, type Sandbox } from "../../sandbox";
-import { PulumiProgram, type CliResult } from "../helpers/pulumi";
+import { describe, expect, it } from "vitest";
+import type { CliResult } from "../helpers/pulumi";
+import { useStack } from "../helpers/stack";
 
 const ORDER_TYPE = "pulumi-nodejs:dynamic/proxy:ProxyOrder";
 
 describe("examples/quickstart with the real Pulumi CLI", () => {
-  let sandbox: Sandbox;
-  let program: PulumiProgram;
+  const stack = useStack("examples/quickstart", { sandbox: { provisioningMs: 1500 } });
   const printed: CliResult[] = [];
-  const posts = () => sandbox.requests.filter((r) => r.method === "POST");
-
-  beforeAll(async () => {
-    sandbox = await startSandbox({ provisioningMs: 1500 });
-    program = await PulumiProgram.create("examples/quickstart");
-    await program.useApi(sandbox);
-  }, 120_000);
-  afterAll(async () => {
-    program?.cleanup();
-    await sandbox?.stop();
-  });
+  const posts = () => stack.sandbox.requests.filter((r) => r.method === "POST");
 
   it("preview shows the purchase and sends no order", async () => {
-    const preview = await program.preview();
+    const preview = await stack.program.preview();
     printed.push(preview);
     expect(preview.steps?.find((s) => s.urn.includes(ORDER_TYPE))?.op).toBe("create");
     expect(posts()).toEqual([]);
-    expect(sandbox.createdOrders).toEqual([]);
+    expect(stack.sandbox.createdOrders).toEqual([]);
   });
 
   it("up buys one order, waits for it, and exports its proxies; credentials stay secret", async () => {
-    const up = await program.up();
+    const up = await stack.program.up();
     printed.push(up);
     expect(up.changeSummary).toEqual({ create: 2 });
-    expect(sandbox.createdOrders).toHaveLength(1);
-    const outputs = await program.outputs();
-    expect(outputs).toMatchObject({ orderId: sandbox.createdOrders[0]?.id, status: "active", credentials: "[secret]", proxiesInCountry: 5 });
+    expect(stack.sandbox.createdOrders).toHaveLength(1);
+    const outputs = await stack.program.outputs();
+    expect(outputs).toMatchObject({ orderId: stack.sandbox.createdOrders[0]?.id, status: "active", credentials: "[secret]", proxiesInCountry: 5 });
     expect(outputs.proxies).toHaveLength(5);
     expect((outputs.usage as { bandwidth: { usedBytes: number } }).bandwidth.usedBytes).toBeGreaterThanOrEqual(0);
-    const secrets = await program.outputs({ showSecrets: true });
+    const secrets = await stack.program.outputs({ showSecrets: true });
     expect((secrets.credentials as Array<{ password: string }>)[0]?.password).toMatch(/^[0-9a-f]{24}$/);
   });
 
   it("a second preview shows no changes", async () => {
-    printed.push(await program.preview("--expect-no-changes"));
+    printed.push(await stack.program.preview("--expect-no-changes"));
   });
 
   it("refresh finds no drift, and leaves no phantom diff", async () => {
-    const refresh = await program.refresh();
+    const refresh = await stack.program.refresh();
     printed.push(refresh);
     expect(refresh.changeSummary).toEqual({ same: 2 });
-    printed.push(await program.preview("--expect-no-changes"));
+    printed.push(await stack.program.preview("--expect-no-changes"));
   });
 
   it("a new plan id shows a replacement in preview, and buys nothing", async () => {
-    await program.config("planId", "isp-gb-2");
-    const preview = await program.preview("--diff");
+    await stack.program.config("planId", "isp-gb-2");
+    const preview = await stack.program.preview("--diff");
     printed.push(preview);
     const step = preview.steps?.find((s) => s.urn.includes(ORDER_TYPE) && s.op === "replace");
     expect(step?.replaceReasons).toContain("planId");
-    expect(sandbox.createdOrders).toHaveLength(1);
-    await program.run(["config", "rm", "planId"]);
+    expect(stack.sandbox.createdOrders).toHaveLength(1);
+    await stack.program.run(["config", "rm", "planId"]);
   });
 
   it("keeps the API key out of the state and the CLI's output; the serialized provider is small", async () => {
-    const state = await program.exportState();
-    expect(state.text).not.toContain(sandbox.apiKey);
+    const state = await stack.program.exportState();
+    expect(state.text).not.toContain(stack.sandbox.apiKey);
     for (const result of printed) {
-      expect(result.stdout + result.stderr).not.toContain(sandbox.apiKey);
+      expect(result.stdout + result.stderr).not.toContain(stack.sandbox.apiKey);
     }
     const order = state.resources.find((r) => r.type === ORDER_TYPE);
     const serialized = String(order?.inputs?.__provider ?? "");
@@ -77,13 +66,13 @@ describe("examples/quickstart with the real Pulumi CLI", () => {
   });
 
   it("destroy only forgets the order, and says the purchase stays", async () => {
-    const destroy = await program.destroy();
+    const destroy = await stack.program.destroy();
     expect(destroy.changeSummary).toEqual({ delete: 2 });
     // Log lines of a dynamic provider reach the CLI through the provider's stderr, prefixed with their level.
     const messages = destroy.diagnostics?.map((d) => d.message).join("\n") ?? "";
     expect(messages).toMatch(/warning: \[runtime\] proxy: order ord_\w+ .* no longer tracked by Pulumi, but the purchase stays active/);
-    const id = sandbox.createdOrders[0]?.id ?? "";
-    expect(sandbox.orderStatus(id)).toBe("active");
+    const id = stack.sandbox.createdOrders[0]?.id ?? "";
+    expect(stack.sandbox.orderStatus(id)).toBe("active");
     expect(posts()).toHaveLength(1);
   });
 });
