@@ -18,7 +18,7 @@ import { ProxyError } from "../client/errors";
 import { VERSION } from "../client/version";
 import { CONFIG_KEYS, ConfigurationError, resolveSettings } from "../provider/config";
 import { listProxies } from "../provider/functions";
-import { createOrderProvider, type OrderProvider, type OrderProviderOptions } from "../provider/order-provider";
+import { createOrderProvider, type OrderProvider, type OrderProviderOptions, type ResourceIdentity } from "../provider/order-provider";
 import type { OrderInputs, OrderOutputs } from "../provider/order-state";
 import { PartialOrderError, PROVIDER_KEY, UNKNOWN } from "../provider/pulumi-host";
 import { purchaseKey } from "../provider/idempotency";
@@ -47,11 +47,19 @@ export interface ProviderServiceOptions {
   core?: Omit<OrderProviderOptions, "log">;
 }
 
-/** The parts of a resource URN: `urn:pulumi:<stack>::<project>::<type>::<name>`. */
-export function parseUrn(urn: string): { stack: string; project: string; type: string; name: string } {
+/**
+ * The parts of a resource URN, `urn:pulumi:<stack>::<project>::<type>::<name>`: its type, and the identity its
+ * purchase key is derived from.
+ */
+export function parseUrn(urn: string): ResourceIdentity & { type: string } {
   const [head = "", project = "", type = "", ...name] = urn.split("::");
   const stack = head.replace(/^urn:pulumi:/, "");
-  return { stack, project, type: type.split("$").pop() ?? type, name: name.join("::") };
+  return { stack, project, type: type.split("$").pop() ?? type, resourceName: name.join("::") };
+}
+
+/** The provider setting (`baseUrl`) a `proxy:*` config key names, as CONFIG_KEYS pairs them. */
+function settingOf(key: string): string | undefined {
+  return SETTINGS.find((name) => CONFIG_KEYS[name].key === key);
 }
 
 type Handler<Req, Res> = (request: Req) => Promise<Res>;
@@ -113,7 +121,7 @@ function checkSettings(news: PropertyMap, env: NodeJS.ProcessEnv): rpc.CheckFail
   const given = (name: string) => (typeof news[name] === "string" ? (news[name] as string) : undefined);
   if (SETTINGS.some((name) => news[name] === UNKNOWN)) return [];
   try {
-    resolveSettings((key) => given(key.replace(/^proxy:/, "")), env);
+    resolveSettings((key) => given(settingOf(key) ?? key), env);
     return [];
   } catch (error) {
     if (!(error instanceof ConfigurationError)) throw error;
@@ -170,7 +178,7 @@ export function createProviderService(options: ProviderServiceOptions = {}) {
       const variables = req.getVariablesMap();
       settingsUnknown = SETTINGS.some((name) => args?.[name] === UNKNOWN);
       setting = (key) => {
-        const name = key.replace(/^proxy:/, "");
+        const name = settingOf(key) ?? key;
         const fromArgs = args?.[name];
         if (typeof fromArgs === "string" && fromArgs !== UNKNOWN) return fromArgs;
         return variables.get(key) ?? variables.get(`proxy:config:${name}`);
@@ -212,10 +220,9 @@ export function createProviderService(options: ProviderServiceOptions = {}) {
       const news = fromStruct(req.getNews());
       // The key the dynamic SDK derives in the program, derived here from the URN: the same purchase either way.
       if (news.idempotencyKey === undefined && news.planId !== undefined) {
-        const { project, stack, name } = parseUrn(urn);
         news.idempotencyKey =
           typeof news.planId === "string" && news.planId !== UNKNOWN
-            ? purchaseKey({ project, stack, resourceName: name, planId: news.planId })
+            ? purchaseKey({ ...parseUrn(urn), planId: news.planId })
             : UNKNOWN;
       }
       const checked = await (await core(urn)).check(fromStruct(req.getOlds()), news);
@@ -252,8 +259,7 @@ export function createProviderService(options: ProviderServiceOptions = {}) {
       const provider = await core(urn);
       let result: { id?: string; props?: OrderOutputs; inputs?: OrderInputs };
       if (Object.keys(stored).length === 0) {
-        const { project, stack, name } = parseUrn(urn);
-        result = await provider.importOrder(req.getId(), { project, stack, resourceName: name });
+        result = await provider.importOrder(req.getId(), parseUrn(urn));
       } else {
         result = await provider.read(req.getId(), stored as unknown as OrderOutputs);
       }
