@@ -2,7 +2,7 @@
 // dynamic resources, with the same CLI, backend and settings. The sandbox provisions at once, so the figure is this
 // package's cost per resource, not the API's.
 import { execFile, execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -24,14 +24,28 @@ const shape = config.getBoolean("shaped")
 for (let i = 0; i < count; i++) new pulumi.dynamic.Resource(provider, "noop-" + i, { name: String(i), ...shape }, {});
 `;
 
-export async function engineFigures(root, repeats, startSandbox) {
+// The same loop over ProxyOrders: no stack outputs in either program, so the programs differ in the resource alone.
+const ORDERS_PROGRAM = `const pulumi = require("@pulumi/pulumi");
+const { ProxyOrder } = require("pulumi-proxy");
+const count = new pulumi.Config().getNumber("count") ?? 1;
+for (let i = 0; i < count; i++) new ProxyOrder("order-" + i, { planId: "dc-us-5", readyTimeout: "2m" });
+`;
+
+/**
+ * @param sizes the values of N to measure
+ */
+export async function engineFigures(root, repeats, startSandbox, sizes = [1, 10, 50]) {
   const pulumi = execFileSync(join(root, "scripts", "ensure-pulumi"), { encoding: "utf8" }).trim().split("\n").pop();
   const sandbox = await startSandbox({ provisioningMs: 0, rateLimit: false });
-  const scratch = join(root, ".e2e");
-  mkdirSync(scratch, { recursive: true });
-  // The programs import `pulumi-proxy`: resolve it to this working tree, as an install would.
-  if (!existsSync(join(root, "node_modules", "pulumi-proxy"))) symlinkSync("..", join(root, "node_modules", "pulumi-proxy"), "dir");
   const state = mkdtempSync(join(tmpdir(), "pulumi-proxy-bench-"));
+  // The programs use this package as users get it: packed, and installed with npm beside the @pulumi/pulumi this
+  // working tree has. A link would measure something else: Pulumi stores a linked package's provider by value.
+  const scratch = join(state, "programs");
+  mkdirSync(scratch);
+  const packed = JSON.parse(execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", state], { cwd: root, encoding: "utf8" }));
+  const pulumiVersion = JSON.parse(readFileSync(join(root, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8")).version;
+  writeFileSync(join(scratch, "package.json"), `{ "name": "bench-programs", "private": true }\n`);
+  execFileSync("npm", ["install", "--no-audit", "--no-fund", `@pulumi/pulumi@${pulumiVersion}`, join(state, packed[0].filename)], { cwd: scratch, stdio: "pipe" });
   const env = {
     ...process.env,
     PULUMI_HOME: join(state, "home"),
@@ -48,11 +62,14 @@ export async function engineFigures(root, repeats, startSandbox) {
     noop: mkdtempSync(join(scratch, "bench-noop-")),
     shaped: mkdtempSync(join(scratch, "bench-shaped-")),
   };
-  cpSync(join(root, "test", "e2e", "programs", "fleet"), programs.ours, { recursive: true });
-  for (const [name, dir] of [["bench-noop", programs.noop], ["bench-shaped", programs.shaped]]) {
+  for (const [name, dir, program] of [
+    ["bench-orders", programs.ours, ORDERS_PROGRAM],
+    ["bench-noop", programs.noop, NOOP_PROGRAM],
+    ["bench-shaped", programs.shaped, NOOP_PROGRAM],
+  ]) {
     writeFileSync(join(dir, "Pulumi.yaml"), `name: ${name}\nruntime: nodejs\n`);
     writeFileSync(join(dir, "package.json"), `{ "name": "${name}", "private": true, "main": "index.js" }\n`);
-    writeFileSync(join(dir, "index.js"), NOOP_PROGRAM);
+    writeFileSync(join(dir, "index.js"), program);
   }
   // Asynchronous: the sandbox answers from this process's event loop.
   const cli = (dir, args) =>
@@ -73,11 +90,12 @@ export async function engineFigures(root, repeats, startSandbox) {
   const figures = [];
   const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   try {
-    for (const n of [1, 10, 50]) {
+    for (const n of sizes) {
       const times = { ours: {}, noop: {}, shaped: {} };
-      for (const [name, dir] of Object.entries(programs)) {
-        await cli(dir, ["config", "set", "count", String(n)]);
-        for (let r = 0; r < repeats; r++) {
+      for (const dir of Object.values(programs)) await cli(dir, ["config", "set", "count", String(n)]);
+      // Interleaved, so that a slow spell of the machine falls on every program alike rather than on one.
+      for (let r = 0; r < repeats; r++) {
+        for (const [name, dir] of Object.entries(programs)) {
           for (const [step, args] of Object.entries(steps)) {
             const started = performance.now();
             await cli(dir, args);
@@ -113,10 +131,15 @@ export async function engineFigures(root, repeats, startSandbox) {
     const order = exported.deployment.resources.find((r) => r.type.endsWith(":ProxyOrder"));
     const size = String(order?.inputs?.__provider ?? "").length;
     figures.push(["state size", "serialized provider per ProxyOrder (bytes)", String(size), "<= 8000", size <= 8000 ? "met" : "missed"]);
+    // The whole entry matters too: the engine rewrites the state after every step, so it is paid N times per step.
+    await cli(programs.noop, ["config", "set", "count", "1"]);
+    await cli(programs.noop, ["up", "--yes", "--skip-preview"]);
+    const noop = JSON.parse(await cli(programs.noop, ["stack", "export"])).deployment.resources.find((r) => r.type.startsWith("pulumi-nodejs:"));
+    figures.push(["state size", "whole state entry: a ProxyOrder (5 proxies) vs a no-op resource (bytes)", `${JSON.stringify(order).length} vs ${JSON.stringify(noop).length}`, "for comparison", ""]);
     await cli(programs.ours, ["destroy", "--yes", "--skip-preview"]);
+    await cli(programs.noop, ["destroy", "--yes", "--skip-preview"]);
   } finally {
     await sandbox.stop();
-    for (const dir of Object.values(programs)) rmSync(dir, { recursive: true, force: true });
     rmSync(state, { recursive: true, force: true });
   }
   return figures;

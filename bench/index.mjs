@@ -4,7 +4,7 @@
 // markers there. Figures, never assertions: nothing here fails a build.
 //
 // BENCH_REPEATS (default 3) sets the runs per engine figure (the median is kept); BENCH_SKIP_ENGINE=1 skips the
-// Pulumi CLI part, which takes several minutes.
+// Pulumi CLI part, which takes several minutes; BENCH_ENGINE_SIZES (default "1,10,50") sets its values of N.
 import { execFile, spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -82,7 +82,8 @@ for (const error of [-0.2, 0.2]) {
 // 4. Engine overhead: N ProxyOrders against N no-op dynamic resources, same CLI and backend.
 if (process.env.BENCH_SKIP_ENGINE !== "1") {
   const { engineFigures } = await import("./engine.mjs");
-  for (const figure of await engineFigures(root, repeats, startSandbox)) row(...figure);
+  const sizes = (process.env.BENCH_ENGINE_SIZES ?? "1,10,50").split(",").map(Number);
+  for (const figure of await engineFigures(root, repeats, startSandbox, sizes)) row(...figure);
 }
 
 const machine = `${cpus().length} cores (${cpus()[0]?.model ?? "unknown"}), ${Math.round(totalmem() / 1024 ** 3)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`;

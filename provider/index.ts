@@ -1,10 +1,10 @@
 /**
- * What runs inside the Pulumi provider process (`pulumi-proxy/provider`). The ProxyOrder resource's serialized
- * provider loads this module by name, so a refresh or destroy runs the installed version of this code, and nothing
+ * What runs inside the Pulumi provider process (`pulumi-proxy/provider`). The provider each ProxyOrder stores in the
+ * state loads this module by name, so a refresh or destroy runs the installed version of this code, and nothing
  * of it (least of all the API key) is copied into the state.
  *
- * This module is a stable interface for states written by every version: it exports only what the serialized shim
- * calls.
+ * This module is a stable interface for states written by every version (the one-line provider of
+ * `sdk/provider-shim.ts`, and the serialized shim of earlier versions): it exports only what they call.
  */
 import { createOrderProvider, type OrderProvider } from "./order-provider";
 

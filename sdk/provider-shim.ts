@@ -1,20 +1,21 @@
 /**
- * The provider object Pulumi serializes into the state with every ProxyOrder.
+ * The provider the state stores with every ProxyOrder, under `__provider`: the source of a CommonJS module whose
+ * `handler()` returns the provider object, which is what Pulumi's dynamic provider host loads
+ * (`requireFromString(props.__provider).handler()` in `cmd/dynamic-provider/index.js`).
  *
- * Each method loads `pulumi-proxy/provider` by name inside the provider process (Pulumi never serializes `require`).
- * So the state holds about a kilobyte of forwarding code and no captured values: no API key, no client, no schemas.
- * That module path is therefore a stable interface: states written by this version call it.
+ * `pulumi.dynamic.Resource` would write it with Pulumi's closure serialization: about 2 kB of wrappers for seven
+ * forwarding functions, stored twice per resource (inputs and outputs). The engine rewrites the whole state after
+ * every step, so each byte per resource is paid N times per operation: this one line is the same module, written by
+ * hand. It loads `pulumi-proxy/provider` by name inside the provider process, from the program's directory as
+ * before, so the state holds no code of this package and no captured values (least of all the API key), and a refresh
+ * or destroy runs the installed version. That module's `orderProvider` export is therefore a stable interface: states
+ * written by every version call it.
  */
-import type * as pulumi from "@pulumi/pulumi";
-import type { OrderProvider } from "../provider/order-provider";
+export const SERIALIZED_PROVIDER = 'exports.handler = () => require("pulumi-proxy/provider").orderProvider;\n';
 
-// `require` must stay inside each method: that is what keeps the provider out of the serialized closure.
-export const providerShim: pulumi.dynamic.ResourceProvider = {
-  configure: (req) => (require("pulumi-proxy/provider").orderProvider as OrderProvider).configure(req),
-  check: (olds, news) => (require("pulumi-proxy/provider").orderProvider as OrderProvider).check(olds, news),
-  diff: (id, olds, news) => (require("pulumi-proxy/provider").orderProvider as OrderProvider).diff(id, olds, news),
-  create: (inputs) => (require("pulumi-proxy/provider").orderProvider as OrderProvider).create(inputs),
-  read: (id, props) => (require("pulumi-proxy/provider").orderProvider as OrderProvider).read(id, props),
-  update: (id, olds, news) => (require("pulumi-proxy/provider").orderProvider as OrderProvider).update(id, olds, news),
-  delete: (id, props) => (require("pulumi-proxy/provider").orderProvider as OrderProvider).delete(id, props),
-};
+/**
+ * The type token `pulumi.dynamic.Resource` gives a resource of module `proxy` and type `ProxyOrder`: the engine sends
+ * `pulumi-nodejs` types to the dynamic provider host. States store it, so it must never change (a new
+ * token would replace, that is buy again, every order).
+ */
+export const ORDER_TYPE = "pulumi-nodejs:dynamic/proxy:ProxyOrder";

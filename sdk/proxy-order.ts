@@ -5,7 +5,8 @@ import * as pulumi from "@pulumi/pulumi";
 import { purchaseKey } from "../provider/idempotency";
 import type { StatusReason } from "../contract/types";
 import { OUTPUT_ONLY_PROPERTIES, type ProxyCredential, type ProxyInfo } from "../provider/order-state";
-import { providerShim } from "./provider-shim";
+import { PROVIDER_KEY } from "../provider/pulumi-host";
+import { ORDER_TYPE, SERIALIZED_PROVIDER } from "./provider-shim";
 
 /** Inputs of a {@link ProxyOrder}. */
 export interface ProxyOrderArgs {
@@ -39,7 +40,7 @@ export interface ProxyOrderArgs {
  * Creating it buys the plan and (by default) waits until its proxies are ready. The API cannot cancel orders, so
  * deleting it only stops tracking the order: the purchase stays active.
  */
-export class ProxyOrder extends pulumi.dynamic.Resource {
+export class ProxyOrder extends pulumi.CustomResource {
   /** The plan bought. */
   declare readonly planId: pulumi.Output<string>;
   /** Whether create waits for the order to be active. */
@@ -79,10 +80,12 @@ export class ProxyOrder extends pulumi.dynamic.Resource {
         purchaseKey({ project: pulumi.getProject(), stack: pulumi.getStack(), resourceName: name, planId }),
       );
     const outputs = Object.fromEntries(OUTPUT_ONLY_PROPERTIES.map((key) => [key, undefined]));
+    // What `pulumi.dynamic.Resource` does, with a provider written by hand instead of serialized (see provider-shim).
     super(
-      providerShim,
+      ORDER_TYPE,
       name,
       {
+        [PROVIDER_KEY]: SERIALIZED_PROVIDER,
         ...outputs,
         planId: args.planId,
         waitForReady: args.waitForReady,
@@ -91,8 +94,6 @@ export class ProxyOrder extends pulumi.dynamic.Resource {
         adoptOrderId: args.adoptOrderId,
       },
       { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "credentials"] },
-      "proxy",
-      "ProxyOrder",
     );
   }
 }

@@ -1,5 +1,8 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { PulumiProgram } from "../helpers/pulumi";
+import { SERIALIZED_PROVIDER } from "../../sdk/provider-shim";
+import { PulumiProgram, REPO_ROOT } from "../helpers/pulumi";
 import { useStack } from "../helpers/stack";
 
 const ORDER_TYPE = "pulumi-nodejs:dynamic/proxy:ProxyOrder";
@@ -83,4 +86,34 @@ describe("no paid order leaves the state unless its absence is certain (real CLI
       recovered.cleanup();
     }
   }, 180_000);
+});
+
+describe("a state written by the earlier serialized provider keeps its orders (real CLI)", () => {
+  // Before the provider was written by hand, Pulumi's closure serialization wrote seven forwarding functions: this
+  // text, as states of that version hold it.
+  const closure = readFileSync(join(REPO_ROOT, "test", "fixtures", "serialized-provider-closure.js"), "utf8");
+  const stack = useStack("test/e2e/programs/fleet", { stack: "earlier", prepare: (p) => p.config("count", "2") });
+
+  it("previews no change, refreshes, updates nothing, and destroys with the installed version", async () => {
+    await stack.program.up();
+    const exported = JSON.parse((await stack.program.run(["stack", "export"])).stdout) as {
+      deployment: { resources: Array<{ type: string; inputs: Record<string, unknown>; outputs: Record<string, unknown> }> };
+    };
+    const orders = exported.deployment.resources.filter((r) => r.type === ORDER_TYPE);
+    expect(orders.map((r) => r.outputs.__provider)).toEqual([SERIALIZED_PROVIDER, SERIALIZED_PROVIDER]);
+    for (const order of orders) order.inputs.__provider = order.outputs.__provider = closure;
+    const file = join(stack.program.dir, "earlier.json");
+    writeFileSync(file, JSON.stringify(exported));
+    await stack.program.run(["stack", "import", "--file", file]);
+
+    await stack.program.preview("--expect-no-changes");
+    expect((await stack.program.refresh()).changeSummary).toEqual({ same: 3 });
+    expect((await stack.program.up()).changeSummary).toEqual({ same: 3 });
+    expect(await orderIds(stack.program)).toEqual(stack.sandbox.createdOrders.map((o) => o.id).sort());
+    const destroy = await stack.program.destroy();
+    expect(destroy.changeSummary).toEqual({ delete: 3 });
+    const messages = destroy.diagnostics?.map((d) => d.message).join("\n") ?? "";
+    expect(messages).toMatch(/no longer tracked by Pulumi, but the purchase stays active/);
+    expect(stack.sandbox.createdOrders).toHaveLength(2);
+  }, 240_000);
 });
