@@ -2,10 +2,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SERIALIZED_PROVIDER } from "../../sdk/provider-shim";
-import { PulumiProgram, REPO_ROOT } from "../helpers/pulumi";
+import { ORDER_TYPE, PulumiProgram, REPO_ROOT } from "../helpers/pulumi";
 import { useStack } from "../helpers/stack";
-
-const ORDER_TYPE = "pulumi-nodejs:dynamic/proxy:ProxyOrder";
 
 /** The order ids the stack's state holds. */
 async function orderIds(of: PulumiProgram): Promise<string[]> {

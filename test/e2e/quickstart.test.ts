@@ -1,8 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { CliResult } from "../helpers/pulumi";
+import { ORDER_TYPE, type CliResult } from "../helpers/pulumi";
 import { useStack } from "../helpers/stack";
-
-const ORDER_TYPE = "pulumi-nodejs:dynamic/proxy:ProxyOrder";
 
 describe("examples/quickstart with the real Pulumi CLI", () => {
   const stack = useStack("examples/quickstart", { sandbox: { provisioningMs: 1500 } });

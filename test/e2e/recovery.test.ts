@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { ORDER_TYPE } from "../helpers/pulumi";
 import { useStack } from "../helpers/stack";
-
-const ORDER_TYPE = "pulumi-nodejs:dynamic/proxy:ProxyOrder";
 
 describe("recovery through the real engine", () => {
   const stack = useStack("examples/quickstart", { stack: "recovery", sandbox: { provisioningMs: 6000 } });

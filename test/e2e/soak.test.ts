@@ -9,9 +9,8 @@
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "../../sandbox";
-import { pulumiBinary, PulumiProgram } from "../helpers/pulumi";
+import { ORDER_TYPE, pulumiBinary, PulumiProgram } from "../helpers/pulumi";
 
-const ORDER_TYPE = "pulumi-nodejs:dynamic/proxy:ProxyOrder";
 const ORDERS = 4;
 const ROUNDS = 4;
 

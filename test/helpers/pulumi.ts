@@ -9,6 +9,12 @@ import { join, resolve } from "node:path";
 
 export const REPO_ROOT = resolve(__dirname, "..", "..");
 
+/**
+ * The type token of a dynamic ProxyOrder as states hold it. Written out rather than imported from the SDK: a change
+ * there would replace (buy again) every order, so it must fail these tests.
+ */
+export const ORDER_TYPE = "pulumi-nodejs:dynamic/proxy:ProxyOrder";
+
 /** What one CLI command printed. */
 export interface CliResult {
   code: number;
