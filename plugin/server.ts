@@ -116,12 +116,17 @@ function timeoutMs(seconds: number): number | undefined {
   return seconds > 0 ? Math.round(seconds * 1000) : undefined;
 }
 
-/** One failure per provider setting that cannot be used; unknown values (preview) are not checked. */
-function checkSettings(news: PropertyMap, env: NodeJS.ProcessEnv): rpc.CheckFailure[] {
+/**
+ * One failure per provider setting that cannot be used; unknown values (preview) are not checked. A default
+ * provider's settings are the stack's `proxy:*` config; an explicit provider's are its arguments, and its errors say so.
+ */
+function checkSettings(urn: string, news: PropertyMap, env: NodeJS.ProcessEnv): rpc.CheckFailure[] {
   const given = (name: string) => (typeof news[name] === "string" ? (news[name] as string) : undefined);
   if (SETTINGS.some((name) => news[name] === UNKNOWN)) return [];
+  const { resourceName } = parseUrn(urn);
+  const explicit = resourceName !== "" && !/^default(_|$)/.test(resourceName) && given("baseUrl") !== undefined;
   try {
-    resolveSettings((key) => given(settingOf(key) ?? key), env);
+    resolveSettings((key) => given(settingOf(key) ?? key), env, explicit ? `The baseUrl of provider "${resourceName}"` : undefined);
     return [];
   } catch (error) {
     if (!(error instanceof ConfigurationError)) throw error;
@@ -156,7 +161,7 @@ export function createProviderService(options: ProviderServiceOptions = {}) {
     /** Validates `baseUrl` and `apiKey` (with their environment fallbacks) before anything runs. */
     checkConfig: unary<rpc.CheckRequest, rpc.CheckResponse>(async (req) => {
       const news = fromStruct(req.getNews());
-      return new rpc.CheckResponse().setInputs(toStruct(news, ["apiKey"])).setFailuresList(checkSettings(news, options.core?.env ?? process.env));
+      return new rpc.CheckResponse().setInputs(toStruct(news, ["apiKey"])).setFailuresList(checkSettings(req.getUrn(), news, options.core?.env ?? process.env));
     }),
 
     /** A new URL or key changes the provider in place: its orders stay what they are, nothing is replaced. */

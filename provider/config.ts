@@ -28,13 +28,18 @@ export interface ProviderSettings {
 /** Reads one config value (`proxy:baseUrl`); undefined when unset. */
 export type ConfigLookup = (key: string) => string | undefined;
 
+/** How messages name the base URL when it comes from the stack's config or the environment. */
+const BASE_URL_NAME = `${CONFIG_KEYS.baseUrl.key} (or ${CONFIG_KEYS.baseUrl.env})`;
+
 /**
  * Resolves the settings: config key, then environment variable. Throws a ConfigurationError that names both when
- * a setting is missing, and when the base URL would send the key in clear text.
+ * a setting is missing, and when the base URL would send the key in clear text. `baseUrlName` is how errors about the
+ * base URL name it, for a caller whose config is not the stack's (an explicit provider's `baseUrl` argument).
  */
 export function resolveSettings(
   config: ConfigLookup,
   env: NodeJS.ProcessEnv = process.env,
+  baseUrlName: string = BASE_URL_NAME,
 ): ProviderSettings {
   const pick = (setting: keyof typeof CONFIG_KEYS): string | undefined => {
     const { key, env: name } = CONFIG_KEYS[setting];
@@ -56,26 +61,29 @@ export function resolveSettings(
   if (baseUrl === undefined || apiKey === undefined) {
     throw new ConfigurationError(`The proxy provider is not configured. Set ${missing.join("; and ")}.`);
   }
-  checkBaseUrl(baseUrl);
+  checkBaseUrl(baseUrl, baseUrlName);
   return { baseUrl: baseUrl.replace(/\/+$/, ""), apiKey };
 }
 
-/** The base URL must be http(s), without credentials or a query, and https unless the host is loopback. */
-export function checkBaseUrl(baseUrl: string): void {
+/**
+ * The base URL must be http(s), without credentials or a query, and https unless the host is loopback. `name` is how
+ * the errors name the setting.
+ */
+export function checkBaseUrl(baseUrl: string, name: string = BASE_URL_NAME): void {
   let url: URL;
   try {
     url = new URL(baseUrl);
   } catch {
     throw new ConfigurationError(
-      `proxy:baseUrl (or PROXY_API_BASE_URL) "${baseUrl}" is not a URL; use a form such as https://api.example.com.`,
+      `${name} "${baseUrl}" is not a URL; use a form such as https://api.example.com.`,
     );
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") {
-    throw new ConfigurationError(`proxy:baseUrl (or PROXY_API_BASE_URL) must use https (got ${url.protocol}).`);
+    throw new ConfigurationError(`${name} must use https (got ${url.protocol}).`);
   }
   if (url.username || url.password || url.search || url.hash) {
     throw new ConfigurationError(
-      "proxy:baseUrl (or PROXY_API_BASE_URL) must not carry credentials, a query or a fragment; " +
+      `${name} must not carry credentials, a query or a fragment; ` +
         "use only scheme, host and port (the API key goes in proxy:apiKey).",
     );
   }
@@ -83,13 +91,13 @@ export function checkBaseUrl(baseUrl: string): void {
   // to it would answer 404, which must never be read as "the order is gone".
   if (/(^|\/)v\d+(\/|$)/i.test(url.pathname.replace(/^\/+/, ""))) {
     throw new ConfigurationError(
-      `proxy:baseUrl (or PROXY_API_BASE_URL) "${baseUrl}" contains a version path ("${url.pathname}"); ` +
+      `${name} "${baseUrl}" contains a version path ("${url.pathname}"); ` +
         `remove it and use "${url.origin}": the provider adds /v1 itself.`,
     );
   }
   if (url.protocol === "http:" && !isLoopback(url.hostname)) {
     throw new ConfigurationError(
-      `proxy:baseUrl (or PROXY_API_BASE_URL) "${url.origin}" uses http, which would send the API key in clear text. ` +
+      `${name} "${url.origin}" uses http, which would send the API key in clear text. ` +
         "Use https; plain http is allowed only for loopback hosts (localhost, 127.0.0.0/8, ::1), such as the local sandbox.",
     );
   }

@@ -87,6 +87,14 @@ describe("the plugin service", () => {
     expect(good.getInputs()?.toJavaScript()).toEqual({ baseUrl: sandbox.current.url, apiKey: { ...SECRET, value: "k" } });
     const unknown = await call<rpc.CheckResponse>(client.checkConfig, new rpc.CheckRequest().setNews(struct({ baseUrl: UNKNOWN })));
     expect(unknown.getFailuresList()).toEqual([]);
+    // An explicit provider's base URL is its argument, not the stack's config: the error says which.
+    const explicit = await call<rpc.CheckResponse>(
+      client.checkConfig,
+      new rpc.CheckRequest().setUrn("urn:pulumi:dev::shop::pulumi:providers:proxy::eu").setNews(struct({ baseUrl: "http://api.example.com", apiKey: "k" })),
+    );
+    const reasons = explicit.getFailuresList().map((f) => f.getReason());
+    expect(reasons).toEqual([expect.stringMatching(/^The baseUrl of provider "eu" "http:\/\/api.example.com" uses http/)]);
+    expect(reasons[0]).not.toContain("proxy:baseUrl");
   });
 
   it("changes a provider in place when its key or URL changes, replacing nothing", async () => {
