@@ -39,7 +39,7 @@ export async function engineFigures(root, repeats, startSandbox, sizes = [1, 10,
   const sandbox = await startSandbox({ provisioningMs: 0, rateLimit: false });
   const state = mkdtempSync(join(tmpdir(), "pulumi-proxy-bench-"));
   // The programs use this package as users get it: packed, and installed with npm beside the @pulumi/pulumi this
-  // working tree has. A link would measure something else: Pulumi stores a linked package's provider by value.
+  // working tree has, so both processes load it from node_modules as a user's program does.
   const scratch = join(state, "programs");
   mkdirSync(scratch);
   const packed = JSON.parse(execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", state], { cwd: root, encoding: "utf8" }));

@@ -107,6 +107,9 @@ describe("a state written by the earlier serialized provider keeps its orders (r
     await stack.program.preview("--expect-no-changes");
     expect((await stack.program.refresh()).changeSummary).toEqual({ same: 3 });
     expect((await stack.program.up()).changeSummary).toEqual({ same: 3 });
+    // Refresh and destroy run the outputs' provider: still the earlier one, so destroy below runs it too.
+    const kept = (await stack.program.exportState()).resources.filter((r) => r.type === ORDER_TYPE);
+    expect(kept.map((r) => r.outputs?.__provider)).toEqual([closure, closure]);
     expect(await orderIds(stack.program)).toEqual(stack.sandbox.createdOrders.map((o) => o.id).sort());
     const destroy = await stack.program.destroy();
     expect(destroy.changeSummary).toEqual({ delete: 3 });
