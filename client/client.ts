@@ -81,7 +81,7 @@ export class ProxyApiClient {
           country: joinList(filters.country),
           order_id: filters.orderId,
         },
-        signal: options.signal,
+        ...options,
       });
       const wire = parse(proxyPageWire, res, "GET", "/v1/proxies");
       if (wire.has_more === true && !wire.next_cursor) {
@@ -118,7 +118,7 @@ export class ProxyApiClient {
       path: "/orders",
       body: { plan_id: args.planId },
       idempotencyKey: args.idempotencyKey,
-      signal: options.signal,
+      ...options,
     });
     const order = toOrder(parse(orderWire, res, "POST", "/v1/orders"));
     const replayed = res.headers["idempotent-replayed"] === "true";
@@ -128,14 +128,14 @@ export class ProxyApiClient {
   /** Reads an order and its provisioning status (`GET /v1/orders/{id}`). */
   async getOrder(id: string, options: CallOptions = {}): Promise<GetOrderResult> {
     const path = `/orders/${encodeURIComponent(id)}`;
-    const res = await this.sender.send({ method: "GET", path, signal: options.signal });
+    const res = await this.sender.send({ method: "GET", path, ...options });
     const order = toOrder(parse(orderWire, res, "GET", `/v1${path}`));
     return { order, retryAfterMs: parseRetryAfter(res.headers["retry-after"]) };
   }
 
   /** Reads bandwidth and request usage for the current billing period (`GET /v1/usage`). */
   async getUsage(options: CallOptions = {}): Promise<Usage> {
-    const res = await this.sender.send({ method: "GET", path: "/usage", signal: options.signal });
+    const res = await this.sender.send({ method: "GET", path: "/usage", ...options });
     return toUsage(parse(usageWire, res, "GET", "/v1/usage"));
   }
 }

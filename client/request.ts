@@ -4,8 +4,16 @@
  */
 import type { Dispatcher } from "undici";
 import { problemWire } from "../contract/wire";
+import { BudgetDeadlineError, sharedBudget, type Permit, type RequestBudget, type RequestPriority } from "./budget";
 import { defaultDispatcher } from "./dispatcher";
-import { ConnectionError, errorFromResponse, ProxyApiError, UnexpectedResponseError, type ServerProblem } from "./errors";
+import {
+  ConnectionError,
+  errorFromResponse,
+  ProxyApiError,
+  RateLimitError,
+  UnexpectedResponseError,
+  type ServerProblem,
+} from "./errors";
 import { backoffDelay, isRetryable } from "./retry";
 import { parseRetryAfter } from "./retry-after";
 import { timing } from "./timing";
@@ -21,7 +29,7 @@ export interface ClientOptions {
   headersTimeoutMs?: number;
   /** Time allowed between two chunks of the response body, per attempt. @default 30000 */
   bodyTimeoutMs?: number;
-  /** Attempts per call, the first included. @default 5 */
+  /** Attempts per call, the first included. A `429` is waited out and uses none of them. @default 5 */
   maxAttempts?: number;
   /** Delay before the first retry, before jitter. @default 500 */
   initialRetryDelayMs?: number;
@@ -39,7 +47,12 @@ export interface ClientOptions {
    * `HTTPS_PROXY`/`HTTP_PROXY` are set. Typed loosely so undici's types do not become part of this package's.
    */
   dispatcher?: object;
-  /** Called before each retry (for logs). It receives no secret. */
+  /**
+   * The request budget this client's calls share (client/budget.ts). @default the process's one for this base URL and
+   * API key, so that every client, provider and function of a process on one key stays under one rate limit
+   */
+  budget?: RequestBudget;
+  /** Called before each retry after an error (for logs); not for a `429`, which is a wait. It receives no secret. */
   onRetry?: (event: RetryEvent) => void;
 }
 
@@ -47,6 +60,16 @@ export interface ClientOptions {
 export interface CallOptions {
   /** Cancels the call, its retries and its waits; it rejects with a ConnectionError of code `aborted`. */
   signal?: AbortSignal;
+  /**
+   * A later deadline for this call, in epoch milliseconds: the call ends at the later of this and now +
+   * `callDeadlineMs`, waits for the rate limit included. A call the rate limit holds back past it rejects with a
+   * RateLimitError. (A poll may wait for its turn until its order's deadline.)
+   */
+  deadline?: number;
+  /** Where the call queues when the API's rate limit holds requests back (client/budget.ts). @default "urgent" */
+  priority?: RequestPriority;
+  /** Called when an attempt of this call was held back by the rate limit, with how long. */
+  onHeld?: (heldMs: number) => void;
 }
 
 /** Describes one retry, for logging. */
@@ -76,7 +99,7 @@ export const DEFAULT_CLIENT_OPTIONS = {
 } as const;
 
 /** One API call. */
-export interface ApiRequest {
+export interface ApiRequest extends CallOptions {
   method: "GET" | "POST";
   /** Path below `/v1`, such as `/orders`. */
   path: string;
@@ -84,7 +107,6 @@ export interface ApiRequest {
   body?: unknown;
   /** Sent as `Idempotency-Key`; a POST is retried only when it has one. */
   idempotencyKey?: string;
-  signal?: AbortSignal;
 }
 
 /** A successful (2xx) response. */
@@ -103,8 +125,9 @@ export interface ApiResponse {
 
 /** Sends API requests with one set of options. */
 export class RequestSender {
-  private readonly options: Required<Omit<ClientOptions, "dispatcher" | "onRetry">> & Pick<ClientOptions, "onRetry">;
+  private readonly options: Required<Omit<ClientOptions, "dispatcher" | "onRetry" | "budget">> & Pick<ClientOptions, "onRetry">;
   private readonly dispatcher: Dispatcher | undefined;
+  private readonly budget: RequestBudget;
 
   constructor(options: ClientOptions) {
     this.options = {
@@ -114,26 +137,34 @@ export class RequestSender {
       baseUrl: options.baseUrl.replace(/\/+$/, ""),
     };
     this.dispatcher = options.dispatcher as Dispatcher | undefined;
+    this.budget = options.budget ?? sharedBudget(this.options.baseUrl, options.apiKey);
   }
 
   /** Sends the request, retrying as the options allow; resolves with a 2xx response or rejects with a ProxyApiError. */
   async send(req: ApiRequest): Promise<ApiResponse> {
     const { maxAttempts, callDeadlineMs, maxRetryAfterMs } = this.options;
-    const deadline = Date.now() + callDeadlineMs;
+    const deadline = Math.max(Date.now() + callDeadlineMs, req.deadline ?? 0);
     const path = `/v1${req.path}`;
     const idempotent = req.method === "GET" || req.idempotencyKey !== undefined;
 
     let uncertain = false;
-    for (let attempt = 1; ; attempt++) {
-      const result = await this.attempt(req, path, deadline);
+    let throttled: RateLimitError | undefined;
+    for (let attempt = 1; ; ) {
+      const permit = await this.permit(req, path, deadline, throttled);
+      const result = await this.attempt(req, path, deadline, permit);
       if (!(result instanceof ProxyApiError)) {
         return { ...result, afterUncertainAttempt: uncertain };
       }
       uncertain ||= result.status === undefined || result.status >= 500 || result.status === 409;
+      const hint = result.retryAfterMs;
+      if (result instanceof RateLimitError && idempotent && result.status === 429 && !(hint !== undefined && hint > maxRetryAfterMs)) {
+        // A wait, not a failure: the budget pauses every request on the key until Retry-After, and uses no attempt.
+        throttled = result;
+        continue;
+      }
       if (result.code === "aborted" || attempt >= maxAttempts || !isRetryable({ status: result.status, idempotent })) {
         throw result;
       }
-      const hint = result.retryAfterMs;
       if (hint !== undefined && hint > maxRetryAfterMs) {
         throw result;
       }
@@ -149,6 +180,7 @@ export class RequestSender {
         status: result.status,
         code: result.code,
       });
+      attempt += 1;
       try {
         await timing.sleep(delayMs, req.signal);
       } catch {
@@ -157,11 +189,46 @@ export class RequestSender {
     }
   }
 
+  /** Waits for the key's budget to let one attempt go. */
+  private async permit(req: ApiRequest, path: string, deadline: number, throttled: RateLimitError | undefined): Promise<Permit> {
+    try {
+      const permit = await this.budget.acquire({ priority: req.priority ?? "urgent", deadline, signal: req.signal });
+      if (permit.heldMs > 0) req.onHeld?.(permit.heldMs);
+      return permit;
+    } catch (error) {
+      if (!(error instanceof BudgetDeadlineError)) {
+        throw this.connectionError(req.method, path, "aborted", "the call was cancelled");
+      }
+      const said = `${req.method} ${path} was held back by the API's rate limit for this key until the call's deadline`;
+      const advice =
+        "Nothing more was sent. Lower `pulumi up --parallel`, give the orders a longer readyTimeout, or ask the API's " +
+        "operator for a higher limit.";
+      if (throttled) {
+        throw throttled.withMessage(`${said}; it last answered ${throttled.status}. ${advice}${throttled.requestId ? ` (request id ${throttled.requestId})` : ""}`);
+      }
+      throw new RateLimitError(`${said}. ${advice}`, { code: "rate_limited", method: req.method, path });
+    }
+  }
+
   /** One attempt. Returns the error instead of throwing it, so the loop above decides about retries. */
   private async attempt(
     req: ApiRequest,
     path: string,
     deadline: number,
+    permit: Permit,
+  ): Promise<Omit<ApiResponse, "afterUncertainAttempt"> | ProxyApiError> {
+    try {
+      return await this.exchange(req, path, deadline, permit);
+    } finally {
+      permit.settle();
+    }
+  }
+
+  private async exchange(
+    req: ApiRequest,
+    path: string,
+    deadline: number,
+    permit: Permit,
   ): Promise<Omit<ApiResponse, "afterUncertainAttempt"> | ProxyApiError> {
     const url = new URL(this.options.baseUrl + path);
     for (const [name, value] of Object.entries(req.query ?? {})) {
@@ -202,6 +269,8 @@ export class RequestSender {
         signal: req.signal ? AbortSignal.any([req.signal, timeout]) : timeout,
       });
       const responseHeaders = flattenHeaders(res.headers);
+      const retryAfterMs = parseRetryAfter(responseHeaders["retry-after"]);
+      permit.settle({ status: res.statusCode, headers: responseHeaders, retryAfterMs });
       const requestId = responseHeaders["x-request-id"];
       const text = await readBounded(res.body, this.options.maxResponseBytes);
       if (text === undefined) {
@@ -221,7 +290,7 @@ export class RequestSender {
         path,
         problem: this.readProblem(body, text),
         requestId,
-        retryAfterMs: parseRetryAfter(responseHeaders["retry-after"]),
+        retryAfterMs,
       });
     } catch (error) {
       if (req.signal?.aborted) {

@@ -6,6 +6,7 @@
  * outputs or in an error message, and leaves the state only when its absence is certain (absence.ts).
  */
 import type * as pulumi from "@pulumi/pulumi";
+import { sharedBudget, type BudgetSummary, type RequestBudget } from "../client/budget";
 import { ProxyApiClient } from "../client/client";
 import { AuthenticationError, NotFoundError, PermissionError, ProxyError } from "../client/errors";
 import type { ClientOptions } from "../client/request";
@@ -22,6 +23,9 @@ import { OrderFailedError, OrderWaitTimeoutError, waitForOrder, type WaitOptions
 
 /** Re-purchases after spent orders, per create, before giving up (each one was reported). */
 const MAX_REPURCHASES = 3;
+
+/** Least time between two of a resource's lines about the rate limit. */
+const HELD_REPORT_EVERY_MS = 30_000;
 
 /** What a 401 or 403 during refresh means: the key used is the one stored with the stack's last `pulumi up`. */
 const STORED_CONFIG_ADVICE =
@@ -70,16 +74,46 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
   let lookup: ConfigLookup = () => undefined;
   const log: ProviderLog = options.log ?? pulumiLog();
 
-  /** The process's client for the current settings (one connection pool, reused across calls). */
+  /** Purchases of this process, for the rate limit's summary line (an order an earlier run bought counts as bought). */
+  const purchases = { waiting: 0, bought: 0 };
+  const summarised = new WeakSet<RequestBudget>();
+  const summarise = (s: BudgetSummary) => {
+    const throttled = s.throttled > 0 ? `, ${s.throttled} answered 429 since the last summary` : "";
+    log.info(
+      `proxy: the API's rate limit is holding ${s.held} request(s) back (sending about ${s.sentPerSecond.toFixed(1)}/s${throttled}); ` +
+        `${purchases.bought} order(s) bought so far, ${purchases.waiting} waiting to be bought`,
+    );
+  };
+
+  /** The process's client for the current settings (one connection pool and one request budget, reused across calls). */
   const client = (): ProxyApiClient => {
     const { baseUrl, apiKey } = resolveSettings(lookup, options.env ?? process.env);
+    const budget = options.client?.budget ?? sharedBudget(baseUrl, apiKey);
+    if (!summarised.has(budget)) {
+      summarised.add(budget);
+      budget.onSummary(summarise);
+    }
     return ProxyApiClient.shared({
       baseUrl,
       apiKey,
+      budget,
       onRetry: (e) =>
         log.info(`proxy: ${e.method} ${e.path} failed (${e.status ?? e.code}); retry ${e.attempt} in ${formatDuration(e.delayMs)}`),
       ...options.client,
     });
+  };
+
+  /** Adds up the time one resource's requests were held back, and says so at most every 30 s once it is long. */
+  const heldReporter = (what: () => string) => {
+    let total = 0;
+    let reported = 0;
+    return (heldMs: number) => {
+      total += heldMs;
+      if (total - reported >= HELD_REPORT_EVERY_MS) {
+        reported = total;
+        log.info(`proxy: ${what()} has waited ${formatDuration(total)} so far for the API's rate limit`);
+      }
+    };
   };
 
   /** The order, or "gone" when its absence is certain; rejects when a 404 cannot be confirmed. */
@@ -99,6 +133,7 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
     order: Order,
     purchaseKey: string | null,
     timeoutMs: number | undefined,
+    onHeld: (heldMs: number) => void,
   ): Promise<OrderOutputs> => {
     try {
       const ready = await waitForOrder({
@@ -107,6 +142,7 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
         deadline: (options.wait?.clock?.now() ?? Date.now()) + (timeoutMs ?? parseDuration(inputs.readyTimeout) ?? 0),
         lastSeen: order,
         onProgress: (p) => log.info(`proxy: order ${p.orderId} is ${p.status} (waited ${formatDuration(p.waitedMs)})`),
+        onHeld,
         ...options.wait,
       });
       return toOutputs(inputs, ready, purchaseKey);
@@ -134,15 +170,22 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
   /** Buys the plan, or carries on with the order an earlier run bought with the same key. */
   const buy = async (api: ProxyApiClient, inputs: WithProvider<OrderInputs>, timeoutMs: number | undefined) => {
     let key = inputs.idempotencyKey;
+    let orderId: string | undefined;
+    const onHeld = heldReporter(() => (orderId ? `order ${orderId}` : `the purchase of plan ${inputs.planId}`));
     for (let repurchase = 0; ; repurchase++) {
-      const { order, replayed, boughtBeforeThisCall } = await api.createOrder({ planId: inputs.planId, idempotencyKey: key });
+      purchases.waiting += 1;
+      const { order, replayed, boughtBeforeThisCall } = await api
+        .createOrder({ planId: inputs.planId, idempotencyKey: key }, { onHeld })
+        .finally(() => (purchases.waiting -= 1));
+      purchases.bought += 1;
+      orderId = order.id;
       // Only an order bought before this create began may be bought again. A spent order this very call may have
       // bought (its answer lost, then replayed) goes on to the waiter, which reports it as failed, by id.
       if (!(boughtBeforeThisCall && isSpentState(order.status))) {
         if (replayed) {
           log.info(`proxy: order ${order.id} was bought earlier with this key; carrying on with it (not bought again)`);
         }
-        const outs = inputs.waitForReady ? await waitOrRecord(api, inputs, order, key, timeoutMs) : toOutputs(inputs, order, key);
+        const outs = inputs.waitForReady ? await waitOrRecord(api, inputs, order, key, timeoutMs, onHeld) : toOutputs(inputs, order, key);
         return { id: order.id, outs };
       }
       if (repurchase >= MAX_REPURCHASES) {
@@ -184,7 +227,8 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
     }
     log.info(`proxy: adopting order ${id} (${order.status}); nothing is bought`);
     const wait = inputs.waitForReady && !isTargetState(order.status);
-    return { id: order.id, outs: wait ? await waitOrRecord(api, inputs, order, null, timeoutMs) : toOutputs(inputs, order, null) };
+    const onHeld = heldReporter(() => `order ${id}`);
+    return { id: order.id, outs: wait ? await waitOrRecord(api, inputs, order, null, timeoutMs, onHeld) : toOutputs(inputs, order, null) };
   };
 
   /** A 401 or 403 during refresh says which configuration a refresh uses. */
@@ -317,7 +361,7 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
           "order_gone",
         );
       }
-      return { outs: await waitOrRecord(api, news, order, olds.purchaseKey ?? null, operation.timeoutMs) };
+      return { outs: await waitOrRecord(api, news, order, olds.purchaseKey ?? null, operation.timeoutMs, heldReporter(() => `order ${id}`)) };
     },
 
     /** The API cannot cancel an order: this only stops tracking it. */

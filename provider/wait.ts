@@ -7,6 +7,8 @@
  * far, at most `maxPollMs`. So an order that becomes ready after T is seen at most 250 ms + T/10 late, with a number of
  * polls that grows with the logarithm of T. An `estimated_ready_at` adds one poll at that moment (never removes one),
  * so an exact estimate is seen at once and a wrong one costs nothing; `Retry-After` is honoured as the server's floor.
+ * When the API's rate limit is short, the process's request budget decides when a poll really goes: polls at the
+ * estimate before routine ones, and every order in turn.
  */
 import { setTimeout as sleepFor } from "node:timers/promises";
 import type { ProxyApiClient } from "../client/client";
@@ -43,6 +45,8 @@ export interface WaitOptions {
   lastSeen?: Order;
   /** Called on every state change and at most every `progressEveryMs` otherwise. */
   onProgress?: (progress: WaitProgress) => void;
+  /** Called when the API's rate limit held a poll back, with how long (client/budget.ts). */
+  onHeld?: (heldMs: number) => void;
   /** The constant part of each pause. @default 250 */
   basePollMs?: number;
   /** The part of the time waited so far added to each pause. @default 0.1 */
@@ -152,7 +156,12 @@ export async function waitForOrder(options: WaitOptions): Promise<Order> {
     const pause = nextPollDelay({ waitedMs: now - started, now, order: lastSeen, retryAfterMs: hintMs, ...schedule });
     try {
       await clock.sleep(Math.min(remaining, pause), signal);
-      const result = await client.getOrder(orderId, { signal });
+      // Under a rate limit, a poll at the order's estimate goes before routine ones, and may wait for its turn until
+      // the order's deadline (on the real clock, which the client counts on, whatever this waiter's clock is).
+      const estimate = lastSeen?.estimatedReadyAt ? Date.parse(lastSeen.estimatedReadyAt) : Number.NaN;
+      const priority = estimate <= clock.now() ? "due" : "routine";
+      const deadline = Date.now() + (options.deadline - clock.now());
+      const result = await client.getOrder(orderId, { signal, deadline, priority, onHeld: options.onHeld });
       lastSeen = result.order;
       hintMs = result.retryAfterMs;
       firstNotFoundAt = undefined;

@@ -14,7 +14,8 @@ Options:
   --host <address>         address to listen on (default 127.0.0.1)
   --api-key <key>          the accepted API key (default ${SANDBOX_API_KEY})
   --provisioning-time <s>  seconds from pending to active (default 3)
-  --rate-limit <n>         requests per minute and key; 0 turns the limit off (default 600)
+  --rate <n>               requests per second and key (a token bucket); 0 turns the limit off (default 10)
+  --burst <n>              requests allowed at once after a quiet spell (default: the rate)
   --state-file <path>      keep orders in this JSON file across restarts (default: memory only)
   --enable-admin           serve /__sandbox/ routes for fault injection (default off)
   --help                   show this text
@@ -27,7 +28,8 @@ async function main(): Promise<void> {
       host: { type: "string", default: "127.0.0.1" },
       "api-key": { type: "string", default: SANDBOX_API_KEY },
       "provisioning-time": { type: "string", default: "3" },
-      "rate-limit": { type: "string", default: "600" },
+      rate: { type: "string", default: "10" },
+      burst: { type: "string" },
       "state-file": { type: "string" },
       "enable-admin": { type: "boolean", default: false },
       help: { type: "boolean", default: false },
@@ -44,13 +46,14 @@ async function main(): Promise<void> {
     }
     return value;
   };
-  const rate = number("rate-limit", values["rate-limit"]);
+  const rate = number("rate", values.rate);
+  const burst = values.burst === undefined ? undefined : number("burst", values.burst);
   const sandbox = await startSandbox({
     port: number("port", values.port),
     host: values.host,
     apiKey: values["api-key"],
     provisioningMs: number("provisioning-time", values["provisioning-time"]) * 1000,
-    rateLimit: rate === 0 ? false : { requests: rate, windowMs: 60_000 },
+    rateLimit: rate === 0 ? false : { requestsPerSecond: rate, burst },
     stateFile: values["state-file"],
     enableAdmin: values["enable-admin"],
   });

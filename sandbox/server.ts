@@ -31,7 +31,7 @@ export interface SandboxOptions {
   readOnlyApiKey?: string;
   /** Time from `pending` to `active` (or `failed`). @default 3000 */
   provisioningMs?: number;
-  /** Requests per window and key, or false for no limit. @default { requests: 600, windowMs: 60000 } */
+  /** A token bucket per key, or false for no limit. @default { requestsPerSecond: 10, burst: 10 } */
   rateLimit?: RateLimitOptions | false;
   /** A JSON file that keeps orders across restarts. @default none (in memory) */
   stateFile?: string;
@@ -102,7 +102,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const state = new SandboxState(options.stateFile);
   const faults = new Faults();
   const limiter =
-    options.rateLimit === false ? undefined : new RateLimiter(options.rateLimit ?? { requests: 600, windowMs: 60_000 }, now);
+    options.rateLimit === false ? undefined : new RateLimiter(options.rateLimit ?? { requestsPerSecond: 10 }, now);
   const requests: RecordedRequest[] = [];
   const createdOrders: CreatedOrder[] = [];
 
@@ -186,7 +186,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         limitHeaders["ratelimit-reset"] = String(decision.resetSeconds);
         if (!decision.allowed) {
           throw new Problem(429, "Too many requests for this API key.", {
-            headers: { ...limitHeaders, "retry-after": String(decision.resetSeconds) },
+            headers: { ...limitHeaders, "retry-after": String(decision.retryAfterSeconds) },
           });
         }
       }

@@ -3,6 +3,7 @@
  */
 import { MockAgent } from "undici";
 import { afterEach, vi } from "vitest";
+import { RequestBudget, type BudgetClock } from "../../client/budget";
 import { ProxyApiClient } from "../../client/client";
 import type { ClientOptions } from "../../client/request";
 import { timing } from "../../client/timing";
@@ -25,7 +26,9 @@ export function mockApi(options: Partial<ClientOptions> & { random?: number } = 
     sleeps.push(ms);
   });
   vi.spyOn(timing, "random").mockReturnValue(random);
-  const client = new ProxyApiClient({ baseUrl: BASE_URL, apiKey: API_KEY, dispatcher: agent, ...clientOptions });
+  // The budget's waits (a 429's Retry-After) are recorded with the retries' and pass no real time either.
+  const budget = new RequestBudget({ clock: recordingClock(sleeps) });
+  const client = new ProxyApiClient({ baseUrl: BASE_URL, apiKey: API_KEY, dispatcher: agent, budget, ...clientOptions });
   return {
     agent,
     pool,
@@ -33,6 +36,19 @@ export function mockApi(options: Partial<ClientOptions> & { random?: number } = 
     sleeps,
     /** Fails the test if an interceptor was never used. */
     done: () => agent.assertNoPendingInterceptors(),
+  };
+}
+
+/** A clock whose sleeps return at once, move its time on, and are recorded. */
+export function recordingClock(sleeps: number[] = [], start = Date.now()): BudgetClock & { sleeps: number[] } {
+  let now = start;
+  return {
+    sleeps,
+    now: () => now,
+    sleep: async (ms) => {
+      sleeps.push(ms);
+      now += ms;
+    },
   };
 }
 

@@ -143,12 +143,27 @@ describe("client against the sandbox", () => {
 });
 
 describe("sandbox limits and persistence", () => {
-  it("rate limits with 429 and Retry-After, and the client waits it out", async () => {
-    const limited = await startSandbox({ rateLimit: { requests: 2, windowMs: 1000 } });
+  it("limits each key with a token bucket: RateLimit hints on every answer, Retry-After on a 429", async () => {
+    const limited = await startSandbox({ rateLimit: { requestsPerSecond: 2, burst: 2 } });
+    try {
+      const get = () => fetch(`${limited.url}/v1/usage`, { headers: { authorization: `Bearer ${limited.apiKey}` } });
+      const answers = [await get(), await get(), await get()];
+      expect(answers.map((r) => r.status)).toEqual([200, 200, 429]);
+      expect(answers.map((r) => r.headers.get("ratelimit-remaining"))).toEqual(["1", "0", "0"]);
+      expect(answers.every((r) => r.headers.get("ratelimit-limit") === "2")).toBe(true);
+      expect(answers[1]!.headers.get("ratelimit-reset")).toBe("1");
+      expect(answers[2]!.headers.get("retry-after")).toBe("1");
+    } finally {
+      await limited.stop();
+    }
+  });
+
+  it("the client keeps under the limit by its hints: many calls at once, no 429", async () => {
+    const limited = await startSandbox({ rateLimit: { requestsPerSecond: 4, burst: 2 } });
     const client = new ProxyApiClient({ baseUrl: limited.url, apiKey: limited.apiKey });
     try {
-      await Promise.all([client.getUsage(), client.getUsage(), client.getUsage()]);
-      expect(limited.requests.map((r) => r.status).sort()).toEqual([200, 200, 200, 429]);
+      await Promise.all(Array.from({ length: 8 }, () => client.getUsage()));
+      expect(limited.requests.map((r) => r.status)).toEqual(Array(8).fill(200));
     } finally {
       await limited.stop();
     }

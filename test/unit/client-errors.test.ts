@@ -36,11 +36,13 @@ const ROWS = [
 describe("error responses", () => {
   for (const row of ROWS) {
     it(`${row.status} ${row.code} becomes ${row.type.name} with status, code, request id and advice`, async () => {
-      // maxAttempts 1: this test is about the error, not about retries.
+      // maxAttempts 1: this test is about the error, not about retries. A 429 is waited out whatever the attempts,
+      // so its Retry-After is beyond the longest wait.
       const api = mockApi({ maxAttempts: 1 });
+      const headers = row.status === 429 ? { ...PROBLEM_HEADERS, "retry-after": "3600" } : PROBLEM_HEADERS;
       api.pool
         .intercept({ path: "/v1/orders", method: "POST" })
-        .reply(row.status, problem(row.status, row.code, "server detail"), { headers: PROBLEM_HEADERS });
+        .reply(row.status, problem(row.status, row.code, "server detail"), { headers });
       const error = await api.client.createOrder({ planId: "p", idempotencyKey: "k" }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(row.type);
       const e = error as ProxyApiError;

@@ -191,3 +191,56 @@ describe("GET /v1/orders/{id}", () => {
     api.done();
   });
 });
+
+describe("rate limits", () => {
+  it("waits out every 429 without using an attempt, and logs no retry for it", async () => {
+    const retries: unknown[] = [];
+    const api = mockApi({ maxAttempts: 1, onRetry: (e) => retries.push(e) });
+    for (let i = 0; i < 3; i++) {
+      api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(429, problem(429, "rate_limited", "slow"), {
+        headers: { ...PROBLEM_HEADERS, "retry-after": "2" },
+      });
+    }
+    api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(200, USAGE);
+    await api.client.getUsage();
+    // The three pauses are the budget's; the later, spaced requests are its learned rate after them.
+    expect(api.sleeps.filter((ms) => ms === 2000)).toHaveLength(3);
+    expect(retries).toEqual([]);
+    api.done();
+  });
+
+  it("fails with a RateLimitError naming the call when the limit holds it past its deadline", async () => {
+    const api = mockApi({ callDeadlineMs: 30_000 });
+    api.pool.intercept({ path: "/v1/orders/ord_1", method: "GET" }).reply(429, problem(429, "rate_limited", "slow"), {
+      headers: { ...PROBLEM_HEADERS, "retry-after": "50" },
+    });
+    const error = (await api.client.getOrder("ord_1").catch((e) => e)) as RateLimitError;
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(error.message).toMatch(/GET \/v1\/orders\/ord_1 was held back by the API's rate limit .* deadline; it last answered 429/);
+    expect(error.message).toMatch(/--parallel/);
+    expect(error.requestId).toBe("req_123");
+    api.done();
+  });
+
+  it("lets a call run to a later deadline it is given, holding it back meanwhile", async () => {
+    const api = mockApi({ callDeadlineMs: 30_000 });
+    api.pool.intercept({ path: "/v1/orders/ord_1", method: "GET" }).reply(429, problem(429, "rate_limited", "slow"), {
+      headers: { ...PROBLEM_HEADERS, "retry-after": "50" },
+    });
+    api.pool.intercept({ path: "/v1/orders/ord_1", method: "GET" }).reply(200, ORDER);
+    const { order } = await api.client.getOrder("ord_1", { deadline: Date.now() + 600_000, priority: "routine" });
+    expect(order.id).toBe("ord_1");
+    expect(api.sleeps).toEqual([50_000]);
+    api.done();
+  });
+
+  it("still counts attempts for server errors between 429s", async () => {
+    const api = mockApi({ maxAttempts: 2 });
+    api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(500, "");
+    api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(429, "", { headers: { "retry-after": "1" } });
+    api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(500, "");
+    const error = await api.client.getUsage().catch((e) => e);
+    expect(error).toBeInstanceOf(ServerError);
+    api.done();
+  });
+});

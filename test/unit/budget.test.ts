@@ -1,0 +1,214 @@
+import { describe, expect, it } from "vitest";
+import { BudgetDeadlineError, readRateLimitHints, RequestBudget, type BudgetClock, type Permit, type RequestPriority } from "../../client/budget";
+
+/** A clock that moves only when the test advances it; sleepers wake in time order, aborted ones at once. */
+function manualClock() {
+  let now = 0;
+  const sleepers: { at: number; wake: () => void }[] = [];
+  const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+  const clock: BudgetClock & { advance(ms: number): Promise<void> } = {
+    now: () => now,
+    sleep: (ms, signal) =>
+      new Promise<void>((resolve) => {
+        const sleeper = { at: now + ms, wake: resolve };
+        sleepers.push(sleeper);
+        signal.addEventListener("abort", () => {
+          sleepers.splice(sleepers.indexOf(sleeper), 1);
+          resolve();
+        }, { once: true });
+      }),
+    async advance(ms) {
+      const end = now + ms;
+      await settle();
+      for (;;) {
+        sleepers.sort((a, b) => a.at - b.at);
+        const next = sleepers[0];
+        if (!next || next.at > end) break;
+        sleepers.shift();
+        now = next.at;
+        next.wake();
+        await settle();
+      }
+      now = end;
+      await settle();
+    },
+  };
+  return clock;
+}
+
+/** A budget on a manual clock, and a record of when each named request was let go. */
+function harness(options: ConstructorParameters<typeof RequestBudget>[0] = {}) {
+  const clock = manualClock();
+  const budget = new RequestBudget({ ...options, clock });
+  const granted: { name: string; at: number; permit: Permit }[] = [];
+  const ask = (name: string, priority: RequestPriority = "urgent", extra: { deadline?: number; signal?: AbortSignal } = {}) =>
+    budget.acquire({ priority, ...extra }).then((permit) => {
+      granted.push({ name, at: clock.now(), permit });
+      return permit;
+    });
+  const answer = (permit: Permit, status = 200, headers: Record<string, string> = {}, retryAfterMs?: number) =>
+    permit.settle({ status, headers, retryAfterMs });
+  return { clock, budget, granted, ask, answer, names: () => granted.map((g) => g.name) };
+}
+
+/** Answers the first request so the budget has heard from the key (before that, one request goes alone). */
+async function warmUp(h: ReturnType<typeof harness>, headers: Record<string, string> = {}) {
+  h.answer(await h.ask("first"), 200, headers);
+  h.granted.length = 0;
+}
+
+describe("request budget", () => {
+  it("lets requests go at once while nothing limits the key, after one answer", async () => {
+    const h = harness();
+    const first = await h.ask("a");
+    expect(first.heldMs).toBe(0);
+    const second = h.ask("b");
+    await h.clock.advance(0);
+    expect(h.names()).toEqual(["a"]);
+    h.answer(first);
+    await second;
+    const more = await Promise.all(["c", "d", "e"].map((n) => h.ask(n)));
+    expect(more.map((p) => p.heldMs)).toEqual([0, 0, 0]);
+    expect(h.granted.every((g) => g.at === 0)).toBe(true);
+  });
+
+  it("pauses every request on the key until a 429's Retry-After", async () => {
+    const h = harness();
+    await warmUp(h);
+    const throttled = await h.ask("throttled");
+    const others = ["x", "y", "z"].map((n) => h.ask(n));
+    await h.clock.advance(0);
+    h.answer(throttled, 429, {}, 2000);
+    const late = h.ask("late");
+    await h.clock.advance(1999);
+    expect(h.names()).toEqual(["throttled", "x", "y", "z"]);
+    await Promise.all(others);
+    h.granted.length = 0;
+    await h.clock.advance(5000);
+    await late;
+    expect(h.granted[0]!.at).toBeGreaterThanOrEqual(2000);
+  });
+
+  it("spends the quota the RateLimit hints report, counting requests in flight, and waits for the reset", async () => {
+    const h = harness();
+    await warmUp(h, { "ratelimit-limit": "5", "ratelimit-remaining": "2", "ratelimit-reset": "1" });
+    const asked = ["a", "b", "c", "d", "e", "f", "g", "h"].map((n) => h.ask(n));
+    await h.clock.advance(0);
+    expect(h.names()).toEqual(["a", "b"]);
+    await h.clock.advance(1000);
+    // The reset restores the limit, less the two still in flight (they may count in the new window).
+    expect(h.names()).toEqual(["a", "b", "c", "d", "e"]);
+    for (const g of [...h.granted]) h.answer(g.permit, 200, { "ratelimit-limit": "5", "ratelimit-remaining": "0", "ratelimit-reset": "1" });
+    await h.clock.advance(999);
+    expect(h.names()).toHaveLength(5);
+    await h.clock.advance(1);
+    await Promise.all(asked);
+    expect(h.granted.slice(5).map((g) => [g.name, g.at])).toEqual([["f", 2000], ["g", 2000], ["h", 2000]]);
+  });
+
+  it("serves purchases first, then due polls, then routine polls, each in the order asked", async () => {
+    const h = harness();
+    await warmUp(h, { "ratelimit-limit": "1", "ratelimit-remaining": "0", "ratelimit-reset": "1" });
+    const asked = [
+      h.ask("poll-1", "routine"),
+      h.ask("due-1", "due"),
+      h.ask("poll-2", "routine"),
+      h.ask("buy-1", "urgent"),
+      h.ask("due-2", "due"),
+      h.ask("buy-2", "urgent"),
+    ];
+    for (let second = 1; second <= 6; second++) {
+      await h.clock.advance(1000);
+      const last = h.granted.at(-1);
+      if (last) h.answer(last.permit, 200, { "ratelimit-limit": "1", "ratelimit-remaining": "0", "ratelimit-reset": "1" });
+    }
+    await Promise.all(asked);
+    expect(h.names()).toEqual(["buy-1", "buy-2", "due-1", "due-2", "poll-1", "poll-2"]);
+  });
+
+  it("without hints, learns a rate from 429s: cut to 70% of what was sent, then recovering slowly", async () => {
+    const h = harness();
+    await warmUp(h);
+    // Ten requests a second for two seconds, all answered 200.
+    for (let i = 0; i < 20; i++) {
+      h.answer(await h.ask(`r${i}`));
+      await h.clock.advance(100);
+    }
+    const throttled = await h.ask("throttled");
+    h.answer(throttled, 429, {}, 1000);
+    h.granted.length = 0;
+    const asked = Array.from({ length: 8 }, (_, i) => h.ask(`after${i}`));
+    await h.clock.advance(0);
+    for (let t = 0; t < 3000; t += 10) {
+      await h.clock.advance(10);
+      for (const g of h.granted.filter((x) => !("done" in x))) {
+        Object.assign(g, { done: true });
+        h.answer(g.permit);
+      }
+    }
+    await Promise.all(asked);
+    const times = h.granted.map((g) => g.at);
+    expect(times[0]).toBeGreaterThanOrEqual(2000 + 1000);
+    const gaps = times.slice(1).map((t, i) => t - times[i]!);
+    // 70% of 10.5 a second is one request every ~136 ms, a little faster each second as the rate recovers.
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(110);
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(150);
+
+    // After a minute without a 429 the rate has grown (5% a second): requests go closer together.
+    await h.clock.advance(60_000);
+    h.answer(await h.ask("probe"));
+    h.granted.length = 0;
+    const burst = Array.from({ length: 20 }, (_, i) => h.ask(`later${i}`));
+    await h.clock.advance(1000);
+    expect(h.granted.length).toBeGreaterThan(15);
+    for (const g of h.granted) h.answer(g.permit);
+    await h.clock.advance(5000);
+    await Promise.all(burst);
+  });
+
+  it("ends a wait that cannot finish before the request's deadline, and one whose signal aborts", async () => {
+    const h = harness();
+    await warmUp(h);
+    const throttled = await h.ask("throttled");
+    h.answer(throttled, 429, {}, 10_000);
+    const late = h.ask("late", "urgent", { deadline: 5000 }).catch((e: unknown) => e);
+    const controller = new AbortController();
+    const cancelled = h.ask("cancelled", "urgent", { signal: controller.signal }).catch((e: unknown) => e);
+    const patient = h.ask("patient", "urgent", { deadline: 20_000 });
+    await h.clock.advance(0);
+    expect(await late).toBeInstanceOf(BudgetDeadlineError);
+    controller.abort(new Error("stop"));
+    expect(((await cancelled) as Error).message).toBe("stop");
+    expect(h.budget.held).toBe(1);
+    await h.clock.advance(15_000);
+    expect((await patient).heldMs).toBeGreaterThanOrEqual(10_000);
+  });
+
+  it("summarises at most every 30 s while it holds requests back", async () => {
+    const h = harness();
+    const summaries: unknown[] = [];
+    h.budget.onSummary((s) => summaries.push(s));
+    await warmUp(h);
+    h.answer(await h.ask("throttled"), 429, {}, 95_000);
+    const held = ["a", "b", "c"].map((n) => h.ask(n));
+    await h.clock.advance(94_000);
+    expect(summaries).toEqual([
+      { held: 3, sentPerSecond: 0, throttled: 1 },
+      { held: 3, sentPerSecond: 0, throttled: 0 },
+      { held: 3, sentPerSecond: 0, throttled: 0 },
+    ]);
+    // After the pause, the rate learned from that one 429 lets them go one by one.
+    await h.clock.advance(10_000);
+    await Promise.all(held);
+  });
+
+  it("reads the RateLimit hints only when all three are there", () => {
+    expect(readRateLimitHints({ "ratelimit-limit": "20, 20;w=1", "ratelimit-remaining": "3", "ratelimit-reset": "1" })).toEqual({
+      limit: 20,
+      remaining: 3,
+      resetMs: 1000,
+    });
+    expect(readRateLimitHints({ "ratelimit-limit": "20", "ratelimit-remaining": "3" })).toBeUndefined();
+    expect(readRateLimitHints({ "ratelimit-limit": "x", "ratelimit-remaining": "3", "ratelimit-reset": "1" })).toBeUndefined();
+  });
+});
