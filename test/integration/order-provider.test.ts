@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RequestBudget } from "../../client/budget";
 import { AuthenticationError } from "../../client/errors";
 import { OrderAbsenceUnconfirmedError } from "../../provider/absence";
 import { nextPurchaseKey } from "../../provider/idempotency";
@@ -302,4 +303,27 @@ describe("update and delete", () => {
     expect(sandbox.current.requests).toEqual([]);
     expect(lines.filter((l) => l.startsWith("warn"))).toEqual([expect.stringContaining("purchase stays active")]);
   });
+});
+
+describe("a fleet under the API's rate limit", () => {
+  it("buys every order once, purchases before polls, with one summary line instead of a line per 429", async () => {
+    const limited = await startSandbox({ rateLimit: { requestsPerSecond: 8, burst: 4 }, provisioningMs: 300 });
+    try {
+      const { p, lines } = provider({
+        client: { budget: new RequestBudget({ summaryEveryMs: 500 }) },
+        wait: {},
+      }, () => limited);
+      const orders = await Promise.all(Array.from({ length: 16 }, (_, i) => p.create(inputs({ idempotencyKey: `fleet-${i}` }))));
+      expect(orders.map((o) => o.outs.status)).toEqual(Array(16).fill("active"));
+      expect(limited.createdOrders).toHaveLength(16);
+      const calls = limited.requests.filter((r) => r.path.startsWith("/v1/"));
+      const lastPost = calls.map((r) => r.method).lastIndexOf("POST");
+      const firstPoll = calls.findIndex((r) => r.method === "GET");
+      expect(lastPost).toBeLessThan(firstPoll);
+      expect(lines.some((l) => /the API's rate limit is holding \d+ request\(s\) back .*order\(s\) bought so far/.test(l))).toBe(true);
+      expect(lines.filter((l) => l.includes("(429)"))).toEqual([]);
+    } finally {
+      await limited.stop();
+    }
+  }, 60_000);
 });
