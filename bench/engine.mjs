@@ -1,10 +1,7 @@
 // Engine overhead: `pulumi up`, a no-change preview, refresh and destroy of N ProxyOrders against the same N no-op
 // dynamic resources, with the same CLI, backend and settings. The sandbox provisions at once, so the figure is this
 // package's cost per resource, not the API's.
-import { execFile, execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { benchWorkspace } from "./workspace.mjs";
 
 const NOOP_PROGRAM = `const pulumi = require("@pulumi/pulumi");
 const provider = {
@@ -35,50 +32,15 @@ for (let i = 0; i < count; i++) new ProxyOrder("order-" + i, { planId: "dc-us-5"
  * @param sizes the values of N to measure
  */
 export async function engineFigures(root, repeats, startSandbox, sizes = [1, 10, 50]) {
-  const pulumi = execFileSync(join(root, "scripts", "ensure-pulumi"), { encoding: "utf8" }).trim().split("\n").pop();
   const sandbox = await startSandbox({ provisioningMs: 0, rateLimit: false });
-  const state = mkdtempSync(join(tmpdir(), "pulumi-proxy-bench-"));
-  // The programs use this package as users get it: packed, and installed with npm beside the @pulumi/pulumi this
-  // working tree has, so both processes load it from node_modules as a user's program does.
-  const scratch = join(state, "programs");
-  mkdirSync(scratch);
-  const packed = JSON.parse(execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", state], { cwd: root, encoding: "utf8" }));
-  const pulumiVersion = JSON.parse(readFileSync(join(root, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8")).version;
-  writeFileSync(join(scratch, "package.json"), `{ "name": "bench-programs", "private": true }\n`);
-  execFileSync("npm", ["install", "--no-audit", "--no-fund", `@pulumi/pulumi@${pulumiVersion}`, join(state, packed[0].filename)], { cwd: scratch, stdio: "pipe" });
-  const env = {
-    ...process.env,
-    PULUMI_HOME: join(state, "home"),
-    PULUMI_BACKEND_URL: `file://${join(state, "backend")}`,
-    PULUMI_CONFIG_PASSPHRASE: "bench",
-    PULUMI_SKIP_UPDATE_CHECK: "true",
-    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-    PROXY_API_BASE_URL: sandbox.url,
-    PROXY_API_KEY: sandbox.apiKey,
-  };
-  mkdirSync(join(state, "backend"), { recursive: true });
+  const workspace = await benchWorkspace(root);
+  const api = { PROXY_API_BASE_URL: sandbox.url, PROXY_API_KEY: sandbox.apiKey };
+  const cli = (dir, args) => workspace.cli(dir, args, api);
   const programs = {
-    ours: mkdtempSync(join(scratch, "bench-orders-")),
-    noop: mkdtempSync(join(scratch, "bench-noop-")),
-    shaped: mkdtempSync(join(scratch, "bench-shaped-")),
+    ours: await workspace.program("bench-orders", ORDERS_PROGRAM),
+    noop: await workspace.program("bench-noop", NOOP_PROGRAM),
+    shaped: await workspace.program("bench-shaped", NOOP_PROGRAM),
   };
-  for (const [name, dir, program] of [
-    ["bench-orders", programs.ours, ORDERS_PROGRAM],
-    ["bench-noop", programs.noop, NOOP_PROGRAM],
-    ["bench-shaped", programs.shaped, NOOP_PROGRAM],
-  ]) {
-    writeFileSync(join(dir, "Pulumi.yaml"), `name: ${name}\nruntime: nodejs\n`);
-    writeFileSync(join(dir, "package.json"), `{ "name": "${name}", "private": true, "main": "index.js" }\n`);
-    writeFileSync(join(dir, "index.js"), program);
-  }
-  // Asynchronous: the sandbox answers from this process's event loop.
-  const cli = (dir, args) =>
-    new Promise((resolve, reject) =>
-      execFile(pulumi, [...args, "--non-interactive"], { cwd: dir, env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
-        error ? reject(new Error(`pulumi ${args.join(" ")} failed:\n${stdout}\n${stderr}`)) : resolve(stdout),
-      ),
-    );
-  for (const dir of Object.values(programs)) await cli(dir, ["stack", "init", "bench"]);
   await cli(programs.shaped, ["config", "set", "shaped", "true"]);
 
   const steps = {
@@ -140,7 +102,7 @@ export async function engineFigures(root, repeats, startSandbox, sizes = [1, 10,
     await cli(programs.noop, ["destroy", "--yes", "--skip-preview"]);
   } finally {
     await sandbox.stop();
-    rmSync(state, { recursive: true, force: true });
+    workspace.cleanup();
   }
   return figures;
 }

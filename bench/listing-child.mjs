@@ -11,7 +11,7 @@ let count = 0;
 if (mode === "ours") {
   process.env.PROXY_API_BASE_URL = url;
   process.env.PROXY_API_KEY = apiKey;
-  const { getProxies } = require(join(root, "dist", "sdk", "index.js"));
+  const { getProxies } = require(join(root, "dist", "dynamic-sdk", "index.js"));
   count = (await getProxies()).proxies.length;
 } else {
   const { request } = require("undici");

@@ -143,6 +143,9 @@ export function createProviderService(options: ProviderServiceOptions = {}) {
   let setting: (key: string) => string | undefined = () => undefined;
   // An explicit provider whose settings are still unknown (a preview): its resources cannot be judged by them yet.
   let settingsUnknown = false;
+  // Aborted by Cancel (a graceful Ctrl-C): every wait in flight ends at once and is recorded as a partial create.
+  const cancelled = new AbortController();
+  const operation = (timeoutSeconds: number) => ({ timeoutMs: timeoutMs(timeoutSeconds), signal: cancelled.signal });
 
   const core = async (urn?: string): Promise<OrderProvider> => {
     const provider = createOrderProvider({ ...options.core, log: engineLog.forResource(urn) });
@@ -252,7 +255,7 @@ export function createProviderService(options: ProviderServiceOptions = {}) {
     create: unary<rpc.CreateRequest, rpc.CreateResponse>(async (req) => {
       requireResourceType(req.getUrn());
       const inputs = fromStruct(req.getProperties()) as unknown as OrderInputs;
-      const { id, outs } = await (await core(req.getUrn())).create(inputs, { timeoutMs: timeoutMs(req.getTimeout()) });
+      const { id, outs } = await (await core(req.getUrn())).create(inputs, operation(req.getTimeout()));
       return new rpc.CreateResponse().setId(id).setProperties(toStruct(outs, [...SECRET_OUTPUTS, ...secretKeys(req.getProperties())]));
     }, (req) => secretKeys(req.getProperties())),
 
@@ -278,7 +281,7 @@ export function createProviderService(options: ProviderServiceOptions = {}) {
       const olds = fromStruct(req.getOlds()) as unknown as OrderOutputs;
       const news = fromStruct(req.getNews()) as unknown as OrderInputs;
       const provider = await core(req.getUrn());
-      const { outs } = await provider.update(req.getId(), olds, news, { timeoutMs: timeoutMs(req.getTimeout()) });
+      const { outs } = await provider.update(req.getId(), olds, news, operation(req.getTimeout()));
       return new rpc.UpdateResponse().setProperties(toStruct(outs, [...SECRET_OUTPUTS, ...secretKeys(req.getNews())]));
     }, (req) => secretKeys(req.getNews())),
 
@@ -288,8 +291,14 @@ export function createProviderService(options: ProviderServiceOptions = {}) {
       return new Empty();
     }),
 
-    // Waits end at their deadline; there is nothing to cancel early that could not be resumed by the next `up`.
-    cancel: unary<Empty, Empty>(async () => new Empty()),
+    /**
+     * The engine's graceful shutdown (Ctrl-C): waits end now, each order recorded in the state as a timeout would be,
+     * so the next `up` resumes them without buying. A purchase already sent is left to finish: its answer is the id.
+     */
+    cancel: unary<Empty, Empty>(async () => {
+      cancelled.abort();
+      return new Empty();
+    }),
   };
   return { service, close: () => engineLog.close() };
 }

@@ -19,7 +19,7 @@ import { nextPurchaseKey, purchaseKey, type PurchaseIdentity } from "./idempoten
 import { checkInputs, INPUT_DEFAULTS } from "./inputs";
 import { inputsOf, toOutputs, type OrderInputs, type OrderOutputs } from "./order-state";
 import { PartialOrderError, partialProperties, UNKNOWN, type WithProvider } from "./pulumi-host";
-import { OrderFailedError, OrderWaitTimeoutError, waitForOrder, type WaitOptions } from "./wait";
+import { OrderFailedError, OrderWaitCancelledError, OrderWaitTimeoutError, waitForOrder, type WaitOptions } from "./wait";
 
 /** Re-purchases after spent orders, per create, before giving up (each one was reported). */
 const MAX_REPURCHASES = 3;
@@ -67,6 +67,8 @@ export interface ConfigureArgs {
 export interface OperationOptions {
   /** The deadline of the wait in milliseconds, instead of `readyTimeout` (a plugin's `customTimeouts`). */
   timeoutMs?: number;
+  /** Ends the wait at once, recording the order as a timeout would (a plugin's `Cancel`, on Ctrl-C). */
+  signal?: AbortSignal;
 }
 
 /** Creates the provider object whose methods the serialized ProxyOrder provider calls. */
@@ -132,13 +134,15 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
     inputs: WithProvider<OrderInputs>,
     order: Order,
     purchaseKey: string | null,
-    timeoutMs: number | undefined,
+    operation: OperationOptions,
     onHeld: (heldMs: number) => void,
   ): Promise<OrderOutputs> => {
+    const { timeoutMs, signal } = operation;
     try {
       const ready = await waitForOrder({
         client: api,
         orderId: order.id,
+        signal,
         deadline: (options.wait?.clock?.now() ?? Date.now()) + (timeoutMs ?? parseDuration(inputs.readyTimeout) ?? 0),
         lastSeen: order,
         onProgress: (p) => log.info(`proxy: order ${p.orderId} is ${p.status} (waited ${formatDuration(p.waitedMs)})`),
@@ -158,7 +162,7 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
           { cause: error },
         );
       }
-      const last = error instanceof OrderWaitTimeoutError && error.lastSeen ? error.lastSeen : order;
+      const last = (error instanceof OrderWaitTimeoutError || error instanceof OrderWaitCancelledError) && error.lastSeen ? error.lastSeen : order;
       const why = (error instanceof Error ? error.message : String(error)).replace(/\.\s*$/, "");
       const message =
         `${why}. Order ${order.id} is recorded in the state with status "${last.status}"; ` +
@@ -168,7 +172,7 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
   };
 
   /** Buys the plan, or carries on with the order an earlier run bought with the same key. */
-  const buy = async (api: ProxyApiClient, inputs: WithProvider<OrderInputs>, timeoutMs: number | undefined) => {
+  const buy = async (api: ProxyApiClient, inputs: WithProvider<OrderInputs>, operation: OperationOptions) => {
     let key = inputs.idempotencyKey;
     let orderId: string | undefined;
     const onHeld = heldReporter(() => (orderId ? `order ${orderId}` : `the purchase of plan ${inputs.planId}`));
@@ -185,7 +189,7 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
         if (replayed) {
           log.info(`proxy: order ${order.id} was bought earlier with this key; carrying on with it (not bought again)`);
         }
-        const outs = inputs.waitForReady ? await waitOrRecord(api, inputs, order, key, timeoutMs, onHeld) : toOutputs(inputs, order, key);
+        const outs = inputs.waitForReady ? await waitOrRecord(api, inputs, order, key, operation, onHeld) : toOutputs(inputs, order, key);
         return { id: order.id, outs };
       }
       if (repurchase >= MAX_REPURCHASES) {
@@ -203,7 +207,7 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
   };
 
   /** Tracks an order that exists instead of buying one: the stand-in for `pulumi import`. */
-  const adopt = async (api: ProxyApiClient, inputs: WithProvider<OrderInputs>, id: string, timeoutMs: number | undefined) => {
+  const adopt = async (api: ProxyApiClient, inputs: WithProvider<OrderInputs>, id: string, operation: OperationOptions) => {
     const order = await readOrder(api, id);
     if (order === "gone") {
       throw new ProxyError(
@@ -228,7 +232,7 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
     log.info(`proxy: adopting order ${id} (${order.status}); nothing is bought`);
     const wait = inputs.waitForReady && !isTargetState(order.status);
     const onHeld = heldReporter(() => `order ${id}`);
-    return { id: order.id, outs: wait ? await waitOrRecord(api, inputs, order, null, timeoutMs, onHeld) : toOutputs(inputs, order, null) };
+    return { id: order.id, outs: wait ? await waitOrRecord(api, inputs, order, null, operation, onHeld) : toOutputs(inputs, order, null) };
   };
 
   /** A 401 or 403 during refresh says which configuration a refresh uses. */
@@ -301,9 +305,7 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
     /** Buys the plan (once, by idempotency key), or adopts an existing order, and waits unless told not to. */
     async create(inputs: WithProvider<OrderInputs>, operation: OperationOptions = {}) {
       const api = client();
-      return inputs.adoptOrderId
-        ? adopt(api, inputs, inputs.adoptOrderId, operation.timeoutMs)
-        : buy(api, inputs, operation.timeoutMs);
+      return inputs.adoptOrderId ? adopt(api, inputs, inputs.adoptOrderId, operation) : buy(api, inputs, operation);
     },
 
     /**
@@ -361,7 +363,7 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
           "order_gone",
         );
       }
-      return { outs: await waitOrRecord(api, news, order, olds.purchaseKey ?? null, operation.timeoutMs, heldReporter(() => `order ${id}`)) };
+      return { outs: await waitOrRecord(api, news, order, olds.purchaseKey ?? null, operation, heldReporter(() => `order ${id}`)) };
     },
 
     /** The API cannot cancel an order: this only stops tracking it. */

@@ -2,14 +2,14 @@
  * What the Pulumi engine requires of a dynamic provider, in one place. Each fact cites the host code it matches in
  * @pulumi/pulumi (`cmd/dynamic-provider/index.js` and `runtime/rpc.js` of the pinned version).
  */
-import { runtime } from "@pulumi/pulumi";
+import { unknownValue } from "@pulumi/pulumi/runtime/rpc";
 import { ProxyError } from "../client/errors";
 
 /**
  * How the engine marks a value it does not know yet, during preview (`runtime/rpc.js`, `unknownValue`). It arrives
  * in place of any input, whatever the input's type (pulumi/pulumi#6310).
  */
-export const UNKNOWN: string = runtime.unknownValue;
+export const UNKNOWN: string = unknownValue;
 
 /**
  * The serialized provider travels among a resource's inputs and outputs under this key (`providerKey` in

@@ -61,7 +61,7 @@ describe("the packed package", () => {
       "docs/sandbox.md",
       "package.json",
     ]);
-    for (const entry of ["dist/sdk/index.js", "dist/provider/index.js", "dist/sandbox/index.js", "dist/sandbox/cli.js", "dist/sdk/index.d.ts", "dist/plugin/main.js"]) {
+    for (const entry of ["dist/dynamic-sdk/index.js", "dist/provider/index.js", "dist/sandbox/index.js", "dist/sandbox/cli.js", "dist/dynamic-sdk/index.d.ts", "dist/plugin/main.js"]) {
       expect(files).toContain(entry);
     }
   });

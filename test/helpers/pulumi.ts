@@ -36,7 +36,7 @@ export function pulumiBinary(): string {
 
 /** Makes `require("pulumi-proxy")` resolve to this working tree from any folder inside the repository. */
 export function linkWorkingTree(): void {
-  if (!existsSync(join(REPO_ROOT, "dist", "sdk", "index.js"))) {
+  if (!existsSync(join(REPO_ROOT, "dist", "dynamic-sdk", "index.js"))) {
     throw new Error("dist/ is missing: run `npm run build` (npm test does) before the end-to-end tests.");
   }
   ensureSymlink("..", join(REPO_ROOT, "node_modules", "pulumi-proxy"));

@@ -15,6 +15,7 @@ import { VERSION } from "../../client/version";
 import { purchaseKey } from "../../provider/idempotency";
 import { UNKNOWN } from "../../provider/pulumi-host";
 import { startPluginServer, type PluginServer } from "../../plugin/server";
+import { startSandbox } from "../../sandbox";
 import { sandboxClock, useSandbox } from "../helpers/sandbox";
 
 const sandbox = useSandbox({ provisioningMs: 5_000 });
@@ -204,5 +205,37 @@ describe("the plugin service", () => {
     const usage = (await invoke("proxy:index:getUsage", {})).getReturn()?.toJavaScript() ?? {};
     expect(usage).toMatchObject({ bandwidth: { usedBytes: expect.any(Number) }, requests: { used: expect.any(Number) } });
     await expect(invoke("proxy:index:getNothing", {})).rejects.toThrow(/no function "proxy:index:getNothing"/);
+  });
+});
+
+describe("Cancel (a graceful Ctrl-C)", () => {
+  it("ends a wait in flight at once and records the order as a partial create; the purchase is not repeated", async () => {
+    const slow = await startSandbox({ provisioningMs: 600_000 });
+    const plugin = await startPluginServer({ core: { env: {} } });
+    const rpcClient = new ResourceProviderClient(`127.0.0.1:${plugin.port}`, grpc.credentials.createInsecure());
+    const send = <Res>(name: "configure" | "create" | "cancel", req: unknown) =>
+      new Promise<Res>((resolve, reject) =>
+        (rpcClient[name] as unknown as (r: unknown, cb: (e: grpc.ServiceError | null, r: Res) => void) => void).call(rpcClient, req, (e, r) =>
+          e ? reject(e) : resolve(r),
+        ),
+      );
+    try {
+      await send("configure", new rpc.ConfigureRequest().setArgs(struct({ baseUrl: slow.url, apiKey: slow.apiKey })).setAcceptsecrets(true));
+      const inputs = { planId: "dc-us-5", waitForReady: true, readyTimeout: "1h", idempotencyKey: "cancel-key" };
+      const creating = send("create", new rpc.CreateRequest().setUrn(URN).setProperties(struct(inputs))).catch((e: unknown) => e);
+      while (slow.createdOrders.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      await send("cancel", new Empty());
+      // The wait had an hour to go (past the test's timeout): only the Cancel can end it.
+      const error = (await creating) as grpc.ServiceError;
+      expect(error.details).toMatch(/was cancelled \(last state: (pending|provisioning)\)[\s\S]*is recorded in the state/);
+      const status = Status.deserializeBinary(error.metadata.get("grpc-status-details-bin")[0] as Uint8Array);
+      const detail = rpc.ErrorResourceInitFailed.deserializeBinary(status.getDetailsList()[0]!.getValue_asU8());
+      expect(detail.getId()).toBe(slow.createdOrders[0]!.id);
+      expect(slow.createdOrders).toHaveLength(1);
+    } finally {
+      rpcClient.close();
+      await plugin.close();
+      await slow.stop();
+    }
   });
 });

@@ -1,0 +1,100 @@
+// Fleets under the API's rate limit: `pulumi up --parallel P` of N ProxyOrders against a sandbox that enforces R
+// requests a second per key (a token bucket of one second's worth), each order ready T after its purchase; and the
+// same N no-op resources whose create just waits T, with the same CLI, backend and P.
+//
+// Floors: every order needs one POST and one GET after it is ready, through one budget, so at least 2N/R and T + N/R
+// (the issue's floor); and the engine runs at most P creates at once, each lasting at least T, so at least
+// ceil(N/P) x T. The ratio is taken against the largest of the three.
+import { benchWorkspace } from "./workspace.mjs";
+
+const ORDERS_PROGRAM = `const pulumi = require("@pulumi/pulumi");
+const { ProxyOrder } = require("pulumi-proxy");
+const count = new pulumi.Config().getNumber("count") ?? 1;
+for (let i = 0; i < count; i++) new ProxyOrder("order-" + i, { planId: "dc-us-5", readyTimeout: "20m" });
+`;
+
+const SLEEPING_NOOP_PROGRAM = `const pulumi = require("@pulumi/pulumi");
+const provider = {
+  async create(inputs) {
+    await new Promise((resolve) => setTimeout(resolve, Number(inputs.sleepMs)));
+    return { id: "noop-" + inputs.name, outs: inputs };
+  },
+};
+const config = new pulumi.Config();
+const count = config.getNumber("count") ?? 1;
+const sleepMs = config.getNumber("sleepMs") ?? 0;
+for (let i = 0; i < count; i++) new pulumi.dynamic.Resource(provider, "noop-" + i, { name: String(i), sleepMs }, {});
+`;
+
+/** `BENCH_FLEET_CASES`: N:P:R:T (T in seconds), comma separated. */
+export const DEFAULT_FLEET_CASES = "50:16:10:20,200:64:20:20,500:64:20:20";
+
+export async function fleetFigures(root, startSandbox, cases = DEFAULT_FLEET_CASES) {
+  const workspace = await benchWorkspace(root);
+  const programs = {
+    orders: await workspace.program("fleet-orders", ORDERS_PROGRAM),
+    noop: await workspace.program("fleet-noop", SLEEPING_NOOP_PROGRAM),
+  };
+  const figures = [];
+  const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+  try {
+    for (const spec of cases.split(",")) {
+      const [n, p, r, t] = spec.split(":").map(Number);
+      const tMs = t * 1000;
+      const issueFloor = Math.max(tMs + (n / r) * 1000, ((2 * n) / r) * 1000);
+      const floor = Math.max(issueFloor, Math.ceil(n / p) * tMs);
+      const label = `N = ${n}, --parallel ${p}, R = ${r}/s, T = ${t} s`;
+
+      const sandbox = await startSandbox({ rateLimit: { requestsPerSecond: r, burst: r }, provisioningMs: tMs });
+      const api = { PROXY_API_BASE_URL: sandbox.url, PROXY_API_KEY: sandbox.apiKey };
+      await workspace.cli(programs.orders, ["config", "set", "count", String(n)]);
+      let ok = true;
+      const started = performance.now();
+      try {
+        await workspace.cli(programs.orders, ["up", "--yes", "--skip-preview", "--parallel", String(p)], api);
+      } catch (error) {
+        ok = false;
+        console.error(`bench: fleet ${label}: up failed: ${String(error.message).slice(-2000)}`);
+      }
+      const wall = performance.now() - started;
+      const calls = sandbox.requests.filter((q) => q.path.startsWith("/v1/"));
+      const throttled = calls.filter((q) => q.status === 429).length;
+      const bought = sandbox.createdOrders.length;
+      await workspace.cli(programs.orders, ["destroy", "--yes", "--skip-preview"], api);
+      await sandbox.stop();
+
+      await workspace.cli(programs.noop, ["config", "set", "count", String(n)]);
+      await workspace.cli(programs.noop, ["config", "set", "sleepMs", String(tMs)]);
+      const noopStarted = performance.now();
+      await workspace.cli(programs.noop, ["up", "--yes", "--skip-preview", "--parallel", String(p)]);
+      const noop = performance.now() - noopStarted;
+      await workspace.cli(programs.noop, ["destroy", "--yes", "--skip-preview"]);
+
+      const share = calls.length > 0 ? throttled / calls.length : 0;
+      figures.push([
+        "fleet",
+        `${label}: first up ${ok ? "succeeded" : "FAILED"}, ${bought} purchases, ${throttled} of ${calls.length} requests answered 429`,
+        `${(share * 100).toFixed(1)}%`,
+        `one up, ${n} purchases, <= 2%`,
+        ok && bought === n && share <= 0.02 ? "met" : "missed",
+      ]);
+      figures.push([
+        "fleet",
+        `${label}: up ${seconds(wall)} vs floor ${seconds(floor)} (the issue's max(T + N/R, 2N/R) is ${seconds(issueFloor)})`,
+        `${(wall / floor).toFixed(2)}x`,
+        "<= 1.25x",
+        wall / floor <= 1.25 ? "met" : "missed",
+      ]);
+      figures.push([
+        "fleet, anchor",
+        `${label}: no-op resources whose create waits T: up ${seconds(noop)}; ours against it`,
+        `${(wall / noop).toFixed(2)}x`,
+        "for comparison",
+        "",
+      ]);
+    }
+  } finally {
+    workspace.cleanup();
+  }
+  return figures;
+}
