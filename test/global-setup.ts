@@ -1,9 +1,11 @@
 /**
  * Runs once before the tests: makes `require("pulumi-proxy")` resolve to this working tree (as an install would),
- * for the example tests and the end-to-end programs.
+ * for the example tests and the end-to-end programs, and builds the plugin's linux-amd64 archive they install.
  */
+import { buildPluginArchive } from "./helpers/plugin-archive";
 import { linkWorkingTree } from "./helpers/pulumi";
 
 export default function setup(): void {
   linkWorkingTree();
+  buildPluginArchive();
 }

@@ -119,6 +119,7 @@ namespace PulumiProxy.Proxy
             var defaultOptions = new CustomResourceOptions
             {
                 Version = Utilities.Version,
+                PluginDownloadURL = "github://api.github.com/pulumi-proxy/pulumi-proxy",
                 AdditionalSecretOutputs =
                 {
                     "credentials",

@@ -70,12 +70,14 @@ function pluginYaml(dir: string, edit: (project: string) => string): string {
 }
 
 describe("the provider plugin, installed from the tarball, runs examples/plugin-yaml", () => {
-  // The example names the plugin by its place in this repository; an installed project names the package's bin.
+  // The example expects an installed plugin; a project that installs the npm package names the package's bin instead.
   const stack = useStack("examples/plugin-yaml", {
     stack: "dev",
     sandbox: { provisioningMs: 500 },
     installedDir: () => {
-      const dir = pluginYaml(join(outside, "plugin-yaml"), (project) => project.replace("path: ../../bin", "path: node_modules/pulumi-proxy/bin"));
+      const dir = pluginYaml(join(outside, "plugin-yaml"), (project) =>
+        project.replace("runtime: yaml\n", "runtime: yaml\nplugins:\n  providers:\n    - name: proxy\n      path: node_modules/pulumi-proxy/bin\n"),
+      );
       execFileSync("npm", ["install", "--no-audit", "--no-fund", tarball], { cwd: dir, stdio: "pipe" });
       return dir;
     },
@@ -99,7 +101,7 @@ describe("the provider plugin, installed globally, is found on PATH with no plug
     // `npm install --global` into a prefix of the test's own, as a user's global install would be.
     installedDir: () => {
       execFileSync("npm", ["install", "--global", "--prefix", prefix(), "--no-audit", "--no-fund", tarball], { stdio: "pipe" });
-      return pluginYaml(join(outside, "plugin-on-path"), (project) => project.replace(/^plugins:\n(?: .*\n)+/m, ""));
+      return pluginYaml(join(outside, "plugin-on-path"), (project) => project);
     },
     prepare: (program) => {
       program.env.PATH = `${join(prefix(), "bin")}:${program.env.PATH}`;

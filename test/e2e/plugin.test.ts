@@ -2,12 +2,14 @@
  * The `proxy` provider plugin from YAML, Python and TypeScript programs, with the real Pulumi CLI and its language
  * hosts, against the sandbox over real HTTP: buy, a no-change preview, refresh, import and destroy.
  */
+import { spawn } from "node:child_process";
 import { symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "../../sandbox";
-import { PulumiProgram, type CliResult } from "../helpers/pulumi";
+import { pulumiBinary, PulumiProgram, type CliResult } from "../helpers/pulumi";
 import { useStack } from "../helpers/stack";
+import { installPlugin } from "../helpers/plugin-archive";
 import { pythonEnvironment } from "../helpers/python";
 
 const ORDER_TYPE = "proxy:index:ProxyOrder";
@@ -79,9 +81,11 @@ function lifecycle(name: string, programPath: string, prepare: (program: PulumiP
   });
 }
 
-lifecycle("a YAML program", "examples/plugin-yaml");
+// The examples expect the plugin installed, as users install it: from the release archive (here, this tree's).
+lifecycle("a YAML program", "examples/plugin-yaml", installPlugin);
 
-lifecycle("a Python program", "examples/plugin-python", (program) => {
+lifecycle("a Python program", "examples/plugin-python", async (program) => {
+  await installPlugin(program);
   const venv = pythonEnvironment();
   // For hosts that read `virtualenv: venv` from Pulumi.yaml, and, first on PATH, for the older host built here,
   // which receives no runtime options from the CLI (docs/pulumi-cli.md).
@@ -98,6 +102,7 @@ describe("a TypeScript program with two explicit providers (examples/plugin-type
     primary = await startSandbox({ provisioningMs: 500 });
     backup = await startSandbox({ provisioningMs: 500, apiKey: "sk_sandbox_backup_account_key" });
     program = await PulumiProgram.create("examples/plugin-typescript");
+    await installPlugin(program);
     await program.config("primaryBaseUrl", primary.url);
     await program.config("primaryApiKey", primary.apiKey, { secret: true });
     await program.config("backupBaseUrl", backup.url);
@@ -144,5 +149,32 @@ describe("customTimeouts reach the plugin (test/e2e/programs/plugin-timeouts)", 
     expect(await stack.program.outputs()).toMatchObject({ orderId, status: "active" });
     expect(stack.sandbox.createdOrders).toHaveLength(1);
     await stack.program.destroy();
+  });
+});
+
+describe("Ctrl-C during a long wait (test/e2e/programs/plugin-cancel)", () => {
+  const stack = useStack("test/e2e/programs/plugin-cancel", { sandbox: { provisioningMs: 600_000 }, prepare: installPlugin });
+
+  it("ends the update soon, keeps the order in the state, and the next up resumes it without buying again", async () => {
+    const { program, sandbox } = stack;
+    const cli = spawn(pulumiBinary(), ["up", "--yes", "--skip-preview", "--non-interactive"], { cwd: program.dir, env: program.env });
+    let printed = "";
+    cli.stdout.on("data", (chunk: Buffer) => (printed += chunk.toString()));
+    cli.stderr.on("data", (chunk: Buffer) => (printed += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => cli.on("close", resolve));
+    while (sandbox.createdOrders.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+    cli.kill("SIGINT");
+    // The wait had an hour to go, past the test's timeout: only the plugin's Cancel can end it.
+    expect(await exited).not.toBe(0);
+    expect(printed).toMatch(/was cancelled \(last state: (pending|provisioning)\)/);
+    const orderId = sandbox.createdOrders[0]?.id;
+    const kept = (await program.exportState()).resources.find((r) => r.type === ORDER_TYPE);
+    expect(kept).toMatchObject({ id: orderId, outputs: { orderId, status: expect.stringMatching(/pending|provisioning/) } });
+
+    sandbox.clock.advance(600_000);
+    await program.up();
+    expect(await program.outputs()).toMatchObject({ orderId, status: "active" });
+    expect(sandbox.createdOrders).toHaveLength(1);
+    await program.destroy();
   });
 });

@@ -13,9 +13,12 @@ export const PYTHON_PULUMI_VERSION = "3.272.0";
 
 const cacheRoot = join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "pulumi-proxy");
 
-/** The virtualenv's folder; created on first use, and given this tree's generated SDK on every call. */
-export function pythonEnvironment(): string {
-  const venv = join(cacheRoot, `python-pulumi-${PYTHON_PULUMI_VERSION}`);
+/**
+ * A virtualenv's folder, created on first use, with the `pulumi` package and, on every call, the plugin's SDK: this
+ * tree's sdk/python by default, or a built wheel (`sdk`). `name` keeps environments apart that hold different SDKs.
+ */
+export function pythonEnvironment(options: { sdk?: string; name?: string } = {}): string {
+  const venv = join(cacheRoot, `python-pulumi-${PYTHON_PULUMI_VERSION}${options.name ? `-${options.name}` : ""}`);
   const pip = (args: string[]) => execFileSync(join(venv, "bin", "python"), ["-m", "pip", "--disable-pip-version-check", "-q", ...args], { stdio: "pipe" });
   // A marker written last, so an interrupted install is redone rather than used.
   const complete = join(venv, ".pulumi-proxy-complete");
@@ -24,6 +27,11 @@ export function pythonEnvironment(): string {
     execFileSync("python3", ["-m", "venv", venv], { stdio: "pipe" });
     pip(["install", `pulumi==${PYTHON_PULUMI_VERSION}`]);
     writeFileSync(complete, "");
+  }
+  if (options.sdk) {
+    pip(["install", "--force-reinstall", "--no-deps", options.sdk]);
+    pip(["install", options.sdk]);
+    return venv;
   }
   // pip builds in the folder it installs from: a copy keeps build files out of the tree.
   const copy = mkdtempSync(join(tmpdir(), "pulumi-proxy-sdk-python-"));

@@ -1,11 +1,8 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseRetryAfter } from "../../client/retry-after";
 import { backoffDelay, isRetryable } from "../../client/retry";
 import { formatDuration, parseDuration } from "../../provider/duration";
 import { nextPurchaseKey, purchaseKey } from "../../provider/idempotency";
-import { VERSION } from "../../client/version";
 
 describe("parseRetryAfter", () => {
   const now = Date.parse("2026-11-21T10:00:00Z");
@@ -88,9 +85,4 @@ describe("purchase keys", () => {
     expect(next).not.toBe(key);
     expect(nextPurchaseKey(key, "ord_2")).not.toBe(next);
   });
-});
-
-it("the User-Agent version is the package's", () => {
-  const pkg = JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string };
-  expect(VERSION).toBe(pkg.version);
 });

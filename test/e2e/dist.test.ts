@@ -1,0 +1,214 @@
+/**
+ * The release artifacts of `npm run dist`, used the way Pulumi users use a provider's release: the plugin archives
+ * (checked for their platform, and the linux-amd64 one run with no Node.js anywhere on PATH), the plugin installed with
+ * `pulumi plugin install --file`, the Python SDK installed from the built wheel, and the engine downloading the plugin
+ * by itself from the SDK's `pluginDownloadURL`.
+ */
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { createReadStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import * as grpc from "@grpc/grpc-js";
+import type { PluginInfo } from "@pulumi/pulumi/proto/plugin_pb";
+import { ResourceProviderClient } from "@pulumi/pulumi/proto/provider_grpc_pb";
+import * as rpc from "@pulumi/pulumi/proto/provider_pb";
+import { Empty } from "google-protobuf/google/protobuf/empty_pb";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { VERSION } from "../../client/version";
+import { startSandbox, type Sandbox } from "../../sandbox";
+import { pulumiBinary, PulumiProgram, REPO_ROOT } from "../helpers/pulumi";
+import { pythonEnvironment } from "../helpers/python";
+
+const ORDER_TYPE = "proxy:index:ProxyOrder";
+const PLATFORMS = ["linux-amd64", "linux-arm64", "darwin-amd64", "windows-amd64"];
+const archiveName = (platform: string) => `pulumi-resource-proxy-v${VERSION}-${platform}.tar.gz`;
+
+/** Runs `npm run dist`'s script into `out` with the given settings. */
+function dist(out: string, env: Record<string, string> = {}): void {
+  execFileSync(process.execPath, [join(REPO_ROOT, "scripts", "dist.mjs")], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, DIST_OUT: out, DIST_NO_BUILD: "1", ...env },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+}
+
+/**
+ * A PATH with the Python virtualenv, the language hosts and the Pulumi CLI only: no Node.js. (On this machine /bin is
+ * /usr/bin, where node lives, so the usual system folders cannot be on it.)
+ */
+function pathWithoutNode(venv: string): string {
+  const path = [join(venv, "bin"), process.env.PULUMI_LANGUAGE_HOSTS, dirname(pulumiBinary())].filter(Boolean).join(":");
+  expect(spawnSync("node", ["--version"], { env: { PATH: path } }).error).toMatchObject({ code: "ENOENT" });
+  return path;
+}
+
+/** The Python example with the given virtualenv, pointed at the sandbox, with no plugin named (it must be installed). */
+async function pythonProgram(sandbox: Sandbox, venv: string, stack: string): Promise<PulumiProgram> {
+  const program = await PulumiProgram.create("examples/plugin-python", stack);
+  symlinkSync(venv, join(program.dir, "venv"));
+  program.env.PATH = pathWithoutNode(venv);
+  await program.useApi(sandbox);
+  return program;
+}
+
+const out = mkdtempSync(join(tmpdir(), "pulumi-proxy-dist-"));
+afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+describe("npm run dist", () => {
+  beforeAll(() => dist(out), 900_000);
+
+  it("writes every artifact, in Pulumi's naming, with SHA-256 sums that match", () => {
+    const names = readdirSync(out).sort();
+    expect(names).toEqual(
+      [
+        ...PLATFORMS.map(archiveName),
+        "SHA256SUMS",
+        "go",
+        `pulumi-proxy-${VERSION}.tgz`,
+        `pulumi-proxy-proxy-${VERSION}.tgz`,
+        `pulumi_proxy-${VERSION}-py3-none-any.whl`,
+        `pulumi_proxy-${VERSION}.tar.gz`,
+      ].sort(),
+    );
+    const sums = readFileSync(join(out, "SHA256SUMS"), "utf8").trim().split("\n");
+    expect(sums.length).toBeGreaterThanOrEqual(names.length);
+    for (const line of sums) {
+      const [sum, file] = line.split(/\s+/);
+      expect(createHash("sha256").update(readFileSync(join(out, file!))).digest("hex"), file).toBe(sum);
+    }
+    expect(existsSync(join(out, "go", "github.com", "pulumi-proxy", "pulumi-proxy", "sdk", "@v", `v${VERSION}.zip`))).toBe(true);
+  });
+
+  it("each archive holds one executable of its platform, with the plugin embedded", () => {
+    const expected: Record<string, (head: Buffer) => boolean> = {
+      // ELF, x86-64 / AArch64 (e_machine at offset 18).
+      "linux-amd64": (h) => h.readUInt32BE(0) === 0x7f454c46 && h.readUInt16LE(18) === 0x3e,
+      "linux-arm64": (h) => h.readUInt32BE(0) === 0x7f454c46 && h.readUInt16LE(18) === 0xb7,
+      // Mach-O 64-bit, CPU type x86-64.
+      "darwin-amd64": (h) => h.readUInt32LE(0) === 0xfeedfacf && h.readUInt32LE(4) === 0x01000007,
+      // PE: "MZ", then at e_lfanew "PE\0\0" and machine AMD64.
+      "windows-amd64": (h) => h.toString("latin1", 0, 2) === "MZ" && h.readUInt16LE(h.readUInt32LE(0x3c) + 4) === 0x8664,
+    };
+    for (const platform of PLATFORMS) {
+      const dir = mkdtempSync(join(out, `unpacked-${platform}-`));
+      try {
+        execFileSync("tar", ["-xzf", join(out, archiveName(platform)), "-C", dir]);
+        const exe = platform.startsWith("windows") ? "pulumi-resource-proxy.exe" : "pulumi-resource-proxy";
+        expect(readdirSync(dir).sort(), platform).toEqual(["LICENSE", "README.md", exe]);
+        const binary = readFileSync(join(dir, exe));
+        expect(expected[platform]!(binary.subarray(0, 4096)), `${platform}: executable format`).toBe(true);
+        // postject flips Node's fuse when it injects a single-executable blob.
+        expect(binary.includes("NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2:1"), `${platform}: blob injected`).toBe(true);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+  });
+
+  it("the linux-amd64 executable serves the plugin (version, schema) and the sandbox, with no node on PATH", async () => {
+    const dir = mkdtempSync(join(out, "run-"));
+    execFileSync("tar", ["-xzf", join(out, archiveName("linux-amd64")), "-C", dir]);
+    const exe = join(dir, "pulumi-resource-proxy");
+    const start = (args: string[]) => {
+      const child = spawn(exe, args, { env: { PATH: "/nonexistent" } });
+      const firstLine = new Promise<string>((resolve, reject) => {
+        child.stdout.once("data", (d: Buffer) => resolve(d.toString().split("\n")[0]!));
+        child.once("exit", (code) => reject(new Error(`${args.join(" ")} exited with ${code}`)));
+      });
+      return { child, firstLine };
+    };
+    const plugin = start(["127.0.0.1:1"]);
+    const sandbox = start(["sandbox", "--port", "0"]);
+    try {
+      const client = new ResourceProviderClient(`127.0.0.1:${await plugin.firstLine}`, grpc.credentials.createInsecure());
+      const info = await new Promise<PluginInfo>((resolve, reject) => client.getPluginInfo(new Empty(), (e, r) => (e ? reject(e) : resolve(r))));
+      expect(info.getVersion()).toBe(VERSION);
+      const schema = await new Promise<rpc.GetSchemaResponse>((resolve, reject) =>
+        client.getSchema(new rpc.GetSchemaRequest(), (e, r) => (e ? reject(e) : resolve(r))),
+      );
+      expect(JSON.parse(schema.getSchema())).toMatchObject({ name: "proxy", version: VERSION, pluginDownloadURL: expect.any(String) });
+      client.close();
+      const url = await sandbox.firstLine;
+      expect((await fetch(`${url}/v1/usage`)).status).toBe(401);
+    } finally {
+      plugin.child.kill();
+      sandbox.child.kill();
+    }
+  });
+
+  describe("a Python program, with the plugin from `pulumi plugin install --file` and the SDK from the built wheel", () => {
+    let sandbox: Sandbox;
+    let program: PulumiProgram;
+    beforeAll(async () => {
+      sandbox = await startSandbox({ provisioningMs: 500 });
+      const venv = pythonEnvironment({ sdk: join(out, `pulumi_proxy-${VERSION}-py3-none-any.whl`), name: "wheel" });
+      program = await pythonProgram(sandbox, venv, "installed");
+      await program.run(["plugin", "install", "resource", "proxy", VERSION, "--file", join(out, archiveName("linux-amd64"))]);
+    }, 600_000);
+    afterAll(async () => {
+      program?.cleanup();
+      await sandbox?.stop();
+    });
+
+    it("buys, refreshes and destroys, with no Node.js on PATH", async () => {
+      expect((await program.up()).changeSummary).toEqual({ create: 2 });
+      expect(await program.outputs()).toMatchObject({ orderId: sandbox.createdOrders[0]?.id, status: "active", credentials: "[secret]" });
+      expect((await program.refresh()).changeSummary).toEqual({ same: 2 });
+      await program.destroy();
+      expect(sandbox.createdOrders).toHaveLength(1);
+    }, 300_000);
+  });
+});
+
+describe("automatic plugin download from the SDK's pluginDownloadURL", () => {
+  const served = join(out, "served");
+  const asked: string[] = [];
+  let server: Server;
+  let sandbox: Sandbox;
+  let program: PulumiProgram;
+
+  beforeAll(async () => {
+    mkdirSync(served, { recursive: true });
+    // A release page on loopback: it serves the archives the dist below writes.
+    server = createServer((req, res) => {
+      asked.push(req.url ?? "");
+      const file = join(served, decodeURIComponent((req.url ?? "").replace(/^\/+/, "")));
+      if (!existsSync(file)) {
+        res.writeHead(404).end();
+        return;
+      }
+      // The engine checks what it copied against Content-Length, as release servers send it.
+      res.writeHead(200, { "content-type": "application/gzip", "content-length": String(statSync(file).size) });
+      createReadStream(file).pipe(res);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/releases/v\${VERSION}`;
+    dist(served, { PLUGIN_DOWNLOAD_URL: url, DIST_TARGETS: "linux-amd64", DIST_PARTS: "plugin,python" });
+    mkdirSync(join(served, "releases", `v${VERSION}`), { recursive: true });
+    execFileSync("cp", [join(served, archiveName("linux-amd64")), join(served, "releases", `v${VERSION}`)]);
+
+    sandbox = await startSandbox({ provisioningMs: 500 });
+    const venv = pythonEnvironment({ sdk: join(served, `pulumi_proxy-${VERSION}-py3-none-any.whl`), name: "download" });
+    program = await pythonProgram(sandbox, venv, "downloaded");
+    delete program.env.PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION;
+  }, 900_000);
+  afterAll(async () => {
+    program?.cleanup();
+    await sandbox?.stop();
+    server?.close();
+  });
+
+  it("an empty plugin cache: the engine fetches the archive from the URL, runs the plugin and buys", async () => {
+    expect(existsSync(join(program.env.PULUMI_HOME!, "plugins", `resource-proxy-v${VERSION}`))).toBe(false);
+    expect((await program.up()).changeSummary).toEqual({ create: 2 });
+    expect(asked).toContain(`/releases/v${VERSION}/${archiveName("linux-amd64")}`);
+    expect(existsSync(join(program.env.PULUMI_HOME!, "plugins", `resource-proxy-v${VERSION}`, "pulumi-resource-proxy"))).toBe(true);
+    expect(sandbox.createdOrders).toHaveLength(1);
+    const state = await program.exportState();
+    expect(state.resources.find((r) => r.type === ORDER_TYPE)?.id).toBe(sandbox.createdOrders[0]?.id);
+    await program.destroy();
+  }, 300_000);
+});
