@@ -4,13 +4,14 @@
  * `pulumi plugin install --file`, the Python SDK installed from the built wheel, and the engine downloading the plugin
  * by itself from the SDK's `pluginDownloadURL`.
  */
-import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { execFile, execFileSync, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { createReadStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from "node:fs";
+import { createReadStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
+import { promisify } from "node:util";
 import * as grpc from "@grpc/grpc-js";
 import type { PluginInfo } from "@pulumi/pulumi/proto/plugin_pb";
 import { ResourceProviderClient } from "@pulumi/pulumi/proto/provider_grpc_pb";
@@ -19,7 +20,8 @@ import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { VERSION } from "../../client/version";
 import { startSandbox, type Sandbox } from "../../sandbox";
-import { pulumiBinary, PulumiProgram, REPO_ROOT } from "../helpers/pulumi";
+import { PulumiProgram, REPO_ROOT } from "../helpers/pulumi";
+import { pathWithoutNode } from "../helpers/plugin-archive";
 import { pythonEnvironment } from "../helpers/python";
 
 const ORDER_TYPE = "proxy:index:ProxyOrder";
@@ -35,21 +37,11 @@ function dist(out: string, env: Record<string, string> = {}): void {
   });
 }
 
-/**
- * A PATH with the Python virtualenv, the language hosts and the Pulumi CLI only: no Node.js. (On this machine /bin is
- * /usr/bin, where node lives, so the usual system folders cannot be on it.)
- */
-function pathWithoutNode(venv: string): string {
-  const path = [join(venv, "bin"), process.env.PULUMI_LANGUAGE_HOSTS, dirname(pulumiBinary())].filter(Boolean).join(":");
-  expect(spawnSync("node", ["--version"], { env: { PATH: path } }).error).toMatchObject({ code: "ENOENT" });
-  return path;
-}
-
 /** The Python example with the given virtualenv, pointed at the sandbox, with no plugin named (it must be installed). */
 async function pythonProgram(sandbox: Sandbox, venv: string, stack: string): Promise<PulumiProgram> {
   const program = await PulumiProgram.create("examples/plugin-python", stack);
   symlinkSync(venv, join(program.dir, "venv"));
-  program.env.PATH = pathWithoutNode(venv);
+  program.env.PATH = pathWithoutNode(join(venv, "bin"));
   await program.useApi(sandbox);
   return program;
 }
@@ -138,6 +130,39 @@ describe("npm run dist", () => {
       sandbox.child.kill();
     }
   });
+
+  it("the Node.js SDK's tarball is the compiled @pulumi-proxy/proxy at this version", () => {
+    const listed = execFileSync("tar", ["-tzf", join(out, `pulumi-proxy-proxy-${VERSION}.tgz`)], { encoding: "utf8" }).split("\n");
+    expect(listed).toEqual(expect.arrayContaining(["package/package.json", "package/index.js", "package/index.d.ts", "package/proxyOrder.js"]));
+    const manifest = JSON.parse(execFileSync("tar", ["-xzOf", join(out, `pulumi-proxy-proxy-${VERSION}.tgz`), "package/package.json"], { encoding: "utf8" }));
+    expect(manifest).toMatchObject({ name: "@pulumi-proxy/proxy", version: VERSION, pulumi: { resource: true, name: "proxy", version: VERSION } });
+  });
+
+  it("the Go SDK's module folder serves the module: the README's Go quick start builds from it, no replace", async () => {
+    const run = promisify(execFile);
+    const dir = mkdtempSync(join(out, "go-program-"));
+    const program = /```go\n([\s\S]*?)```/.exec(readFileSync(join(REPO_ROOT, "README.md"), "utf8"))?.[1] ?? "";
+    const pulumiSdk = /github\.com\/pulumi\/pulumi\/sdk\/v3 (v\S+)/.exec(readFileSync(join(REPO_ROOT, "sdk", "go.mod"), "utf8"))?.[1];
+    writeFileSync(
+      join(dir, "go.mod"),
+      `module example.com/proxy-quickstart\n\ngo 1.24\n\nrequire (\n\tgithub.com/pulumi-proxy/pulumi-proxy/sdk v${VERSION}\n\tgithub.com/pulumi/pulumi/sdk/v3 ${pulumiSdk}\n)\n`,
+    );
+    writeFileSync(join(dir, "go.sum"), readFileSync(join(REPO_ROOT, "sdk", "go.sum")));
+    writeFileSync(join(dir, "main.go"), program);
+    const { stdout: upstream } = await run("go", ["env", "GOPROXY"]);
+    const env = {
+      ...process.env,
+      GOPROXY: `file://${join(out, "go")},${upstream.trim()}`,
+      // The module is not in the public checksum database (it is not published): its sum comes from the zip here.
+      GONOSUMDB: "github.com/pulumi-proxy",
+      GOFLAGS: "-mod=mod",
+      GOTOOLCHAIN: "local",
+      CGO_ENABLED: "0",
+    };
+    await run("go", ["mod", "tidy"], { cwd: dir, env });
+    await run("go", ["vet", "./..."], { cwd: dir, env });
+    expect(readFileSync(join(dir, "go.sum"), "utf8")).toContain(`github.com/pulumi-proxy/pulumi-proxy/sdk v${VERSION} h1:`);
+  }, 600_000);
 
   describe("a Python program, with the plugin from `pulumi plugin install --file` and the SDK from the built wheel", () => {
     let sandbox: Sandbox;

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "../../sandbox";
 import { pulumiBinary, PulumiProgram, type CliResult } from "../helpers/pulumi";
 import { useStack } from "../helpers/stack";
-import { installPlugin } from "../helpers/plugin-archive";
+import { installPlugin, pathWithoutNode } from "../helpers/plugin-archive";
 import { pythonEnvironment } from "../helpers/python";
 
 const ORDER_TYPE = "proxy:index:ProxyOrder";
@@ -81,8 +81,12 @@ function lifecycle(name: string, programPath: string, prepare: (program: PulumiP
   });
 }
 
-// The examples expect the plugin installed, as users install it: from the release archive (here, this tree's).
-lifecycle("a YAML program", "examples/plugin-yaml", installPlugin);
+// The examples expect the plugin installed, as users install it: from the release archive (here, this tree's), a
+// single executable, so these programs run with no Node.js on PATH.
+lifecycle("a YAML program", "examples/plugin-yaml", async (program) => {
+  await installPlugin(program);
+  program.env.PATH = pathWithoutNode();
+});
 
 lifecycle("a Python program", "examples/plugin-python", async (program) => {
   await installPlugin(program);
@@ -90,7 +94,7 @@ lifecycle("a Python program", "examples/plugin-python", async (program) => {
   // For hosts that read `virtualenv: venv` from Pulumi.yaml, and, first on PATH, for the older host built here,
   // which receives no runtime options from the CLI (docs/pulumi-cli.md).
   symlinkSync(venv, join(program.dir, "venv"));
-  program.env.PATH = `${join(venv, "bin")}:${program.env.PATH}`;
+  program.env.PATH = pathWithoutNode(join(venv, "bin"));
 });
 
 describe("a TypeScript program with two explicit providers (examples/plugin-typescript): two accounts in one stack", () => {

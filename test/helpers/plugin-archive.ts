@@ -3,11 +3,11 @@
  * needed), built once per test run by the global setup, and installed into a program's plugin cache with
  * `pulumi plugin install resource proxy <version> --file <archive>`.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { VERSION } from "../../client/version";
-import { REPO_ROOT, type PulumiProgram } from "./pulumi";
+import { pulumiBinary, REPO_ROOT, type PulumiProgram } from "./pulumi";
 
 /** Where the tests' archive is built (ignored by git, like every build output). */
 export const TEST_DIST = join(REPO_ROOT, "build", "test-dist");
@@ -34,4 +34,16 @@ export function buildPluginArchive(): void {
 /** Installs the plugin from the archive into the program's own plugin cache, as a user would. */
 export async function installPlugin(program: PulumiProgram): Promise<void> {
   await program.run(["plugin", "install", "resource", "proxy", VERSION, "--file", pluginArchive()]);
+}
+
+/**
+ * A PATH of the given folders, the language hosts and the Pulumi CLI only: no Node.js (on these machines /bin is
+ * /usr/bin, where node lives, so the system folders cannot be on it). Throws if a `node` is found on it anyway.
+ */
+export function pathWithoutNode(...folders: string[]): string {
+  const path = [...folders, process.env.PULUMI_LANGUAGE_HOSTS, dirname(pulumiBinary())].filter(Boolean).join(":");
+  if (spawnSync("node", ["--version"], { env: { PATH: path } }).error === undefined) {
+    throw new Error(`a node is on ${path}; the test means to run without one`);
+  }
+  return path;
 }
