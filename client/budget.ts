@@ -15,8 +15,9 @@
  * order keeps today's timing exactly. Before the first answer from a key, one request goes out alone, so that a fleet
  * learns the hints from one answer instead of from a burst of `429`s.
  */
-import { setTimeout as sleepFor } from "node:timers/promises";
 import { createHash } from "node:crypto";
+import { setTimeout as sleepFor } from "node:timers/promises";
+import { ProxyError } from "./errors";
 
 /** The order in which held requests are served. */
 export type RequestPriority = "urgent" | "due" | "routine";
@@ -80,11 +81,10 @@ export interface Permit {
   settle(answer?: { status: number; headers: Record<string, string>; retryAfterMs?: number }): void;
 }
 
-/** The budget could not let a request go before its deadline. */
-export class BudgetDeadlineError extends Error {
+/** The budget could not let a request go before its deadline (the client turns it into a RateLimitError). */
+export class BudgetDeadlineError extends ProxyError {
   constructor(readonly heldMs: number) {
-    super("held back by the API's rate limit until the call's deadline");
-    this.name = "BudgetDeadlineError";
+    super("The request was held back by the API's rate limit until its deadline.", "rate_limit_deadline");
   }
 }
 

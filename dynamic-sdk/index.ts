@@ -13,6 +13,8 @@ export type { ProxyRecord, Usage, Order, StatusReason, ProxyPage } from "../cont
 export { ProxyApiClient } from "../client/client";
 export type { ProxyFilters, CreateOrderResult, GetOrderResult } from "../client/client";
 export { DEFAULT_CLIENT_OPTIONS } from "../client/request";
+export { RequestBudget, BudgetDeadlineError, DEFAULT_BUDGET_OPTIONS } from "../client/budget";
+export type { BudgetClock, BudgetOptions, BudgetSummary, Permit, PermitRequest, RequestPriority } from "../client/budget";
 export type { ClientOptions, CallOptions, RetryEvent } from "../client/request";
 export {
   ProxyError,
