@@ -1,6 +1,7 @@
 /**
- * The one request path of the API client: authentication, timeouts, an overall deadline, retries with backoff and
- * `Retry-After`, and turning every failure into a typed error with the API key redacted.
+ * The one request path of the API client: authentication, timeouts, an overall deadline, the key's request budget
+ * (every attempt waits for its turn there, and a `429` is waited out there), retries with backoff and `Retry-After`,
+ * and turning every failure into a typed error with the API key redacted.
  */
 import type { Dispatcher } from "undici";
 import { problemWire } from "../contract/wire";
