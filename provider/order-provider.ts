@@ -176,10 +176,12 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
     let key = inputs.idempotencyKey;
     let orderId: string | undefined;
     const onHeld = heldReporter(() => (orderId ? `order ${orderId}` : `the purchase of plan ${inputs.planId}`));
+    // A purchase the rate limit holds back may wait for its turn as long as the order may wait to be ready.
+    const deadline = Date.now() + (operation.timeoutMs ?? parseDuration(inputs.readyTimeout) ?? 0);
     for (let repurchase = 0; ; repurchase++) {
       purchases.waiting += 1;
       const { order, replayed, boughtBeforeThisCall } = await api
-        .createOrder({ planId: inputs.planId, idempotencyKey: key }, { onHeld })
+        .createOrder({ planId: inputs.planId, idempotencyKey: key }, { onHeld, deadline })
         .finally(() => (purchases.waiting -= 1));
       purchases.bought += 1;
       orderId = order.id;
