@@ -257,7 +257,7 @@ export class RequestBudget {
   private learn(answer: { status: number; headers: Record<string, string>; retryAfterMs?: number }): void {
     const now = this.clock.now();
     this.answered = true;
-    const hints = readRateLimitHints(answer.headers);
+    const hints = readRateLimitHints(answer.headers, now);
     if (hints) {
       this.quota = { limit: hints.limit, remaining: hints.remaining - this.inFlight, resetAt: now + hints.resetMs };
     }
@@ -305,8 +305,14 @@ export class RequestBudget {
   }
 }
 
-/** What the `RateLimit-*` hints say, when all three are there and readable. */
-export function readRateLimitHints(headers: Record<string, string>): { limit: number; remaining: number; resetMs: number } | undefined {
+/**
+ * What the `RateLimit-*` hints say, when all three are there and readable. `RateLimit-Reset` is delta seconds; a value
+ * so large it can only be a Unix time (as some APIs send their `X-RateLimit-Reset`) is read as one.
+ */
+export function readRateLimitHints(
+  headers: Record<string, string>,
+  now: number = Date.now(),
+): { limit: number; remaining: number; resetMs: number } | undefined {
   // Older drafts allow a policy after the number (`10, 10;w=1`): the first number is the limit.
   const number = (name: string) => {
     const match = /^\s*(\d+)/.exec(headers[name] ?? "");
@@ -316,8 +322,12 @@ export function readRateLimitHints(headers: Record<string, string>): { limit: nu
   const remaining = number("ratelimit-remaining");
   const reset = number("ratelimit-reset");
   if (limit === undefined || remaining === undefined || reset === undefined || limit < 1) return undefined;
-  return { limit, remaining, resetMs: reset * 1000 };
+  const resetMs = reset >= UNIX_TIME_FLOOR_SECONDS ? Math.max(0, reset * 1000 - now) : reset * 1000;
+  return { limit, remaining, resetMs };
 }
+
+/** 2001-09-09 in Unix seconds: no quota window lasts that long, so a larger reset is a point in time. */
+const UNIX_TIME_FLOOR_SECONDS = 1_000_000_000;
 
 const budgets = new Map<string, RequestBudget>();
 

@@ -41,6 +41,8 @@ export interface SandboxOptions {
   now?: () => number;
   /** Send `estimated_ready_at` and `Retry-After` on pending orders, as the contract allows. @default true */
   pollingHints?: boolean;
+  /** Send `RateLimit-Limit`, `-Remaining` and `-Reset` on every answer (the contract allows leaving them out). @default true */
+  rateLimitHints?: boolean;
 }
 
 /** One request the sandbox received, as tests see it. The key itself is never recorded. */
@@ -181,9 +183,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       const limitHeaders: Record<string, string> = {};
       if (limiter) {
         const decision = limiter.take(auth === "valid" ? apiKey : readOnlyApiKey);
-        limitHeaders["ratelimit-limit"] = String(decision.limit);
-        limitHeaders["ratelimit-remaining"] = String(decision.remaining);
-        limitHeaders["ratelimit-reset"] = String(decision.resetSeconds);
+        if (options.rateLimitHints ?? true) {
+          limitHeaders["ratelimit-limit"] = String(decision.limit);
+          limitHeaders["ratelimit-remaining"] = String(decision.remaining);
+          limitHeaders["ratelimit-reset"] = String(decision.resetSeconds);
+        }
         if (!decision.allowed) {
           throw new Problem(429, "Too many requests for this API key.", {
             headers: { ...limitHeaders, "retry-after": String(decision.retryAfterSeconds) },

@@ -326,4 +326,17 @@ describe("a fleet under the API's rate limit", () => {
       await limited.stop();
     }
   }, 60_000);
+
+  it("without RateLimit hints, learns the limit from 429s: every order bought once, none failed", async () => {
+    const limited = await startSandbox({ rateLimit: { requestsPerSecond: 8, burst: 4 }, rateLimitHints: false, provisioningMs: 300 });
+    try {
+      const { p } = provider({ client: { budget: new RequestBudget() }, wait: {} }, () => limited);
+      const orders = await Promise.all(Array.from({ length: 16 }, (_, i) => p.create(inputs({ idempotencyKey: `blind-${i}` }))));
+      expect(orders.map((o) => o.outs.status)).toEqual(Array(16).fill("active"));
+      expect(limited.createdOrders).toHaveLength(16);
+      expect(limited.requests.some((r) => r.status === 429)).toBe(true);
+    } finally {
+      await limited.stop();
+    }
+  }, 60_000);
 });

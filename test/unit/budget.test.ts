@@ -209,6 +209,13 @@ describe("request budget", () => {
       resetMs: 1000,
     });
     expect(readRateLimitHints({ "ratelimit-limit": "20", "ratelimit-remaining": "3" })).toBeUndefined();
+    // A Unix time instead of delta seconds.
+    const now = Date.parse("2026-11-24T10:00:00Z");
+    expect(readRateLimitHints({ "ratelimit-limit": "20", "ratelimit-remaining": "0", "ratelimit-reset": String(now / 1000 + 3) }, now)).toEqual({
+      limit: 20,
+      remaining: 0,
+      resetMs: 3000,
+    });
     expect(readRateLimitHints({ "ratelimit-limit": "x", "ratelimit-remaining": "3", "ratelimit-reset": "1" })).toBeUndefined();
   });
 });
