@@ -30,7 +30,7 @@ for (let i = 0; i < count; i++) new pulumi.dynamic.Resource(provider, "noop-" + 
  * `BENCH_FLEET_CASES`: N:P:R:T (T in seconds), comma separated; `:nohints` after a case leaves out the RateLimit-*
  * hints, as the contract allows an API to (the budget then learns the limit from 429s alone).
  */
-export const DEFAULT_FLEET_CASES = "50:16:10:20,200:64:20:20,500:64:20:20,100:100:5:5,200:64:20:20:nohints";
+export const DEFAULT_FLEET_CASES = "50:16:10:20,200:64:20:20,500:64:20:20,100:100:5:5,200:64:20:20:nohints,100:100:5:5:nohints";
 
 export async function fleetFigures(root, startSandbox, cases = DEFAULT_FLEET_CASES) {
   const workspace = await benchWorkspace(root);
