@@ -6,6 +6,7 @@ import type { Order, ProxyPage, ProxyRecord, Usage } from "../contract/types";
 import { orderWire, proxyPageWire, readWire, toOrder, toProxyPage, toUsage, usageWire } from "../contract/wire";
 import { UnexpectedResponseError } from "./errors";
 import { parseRetryAfter } from "./retry-after";
+import type { RequestBudget } from "./budget";
 import { RequestSender, type ApiResponse, type CallOptions, type ClientOptions } from "./request";
 
 /** Filters of `GET /v1/proxies`. All are optional; lists are sent comma separated. */
@@ -49,6 +50,11 @@ export class ProxyApiClient {
    */
   constructor(options: ClientOptions) {
     this.sender = new RequestSender(options);
+  }
+
+  /** The request budget this client's calls go through (by default shared by the process's calls on this key). */
+  get budget(): RequestBudget {
+    return this.sender.budget;
   }
 
   /**

@@ -128,7 +128,8 @@ export interface ApiResponse {
 export class RequestSender {
   private readonly options: Required<Omit<ClientOptions, "dispatcher" | "onRetry" | "budget">> & Pick<ClientOptions, "onRetry">;
   private readonly dispatcher: Dispatcher | undefined;
-  private readonly budget: RequestBudget;
+  /** The budget every attempt waits in. */
+  readonly budget: RequestBudget;
 
   constructor(options: ClientOptions) {
     this.options = {

@@ -148,7 +148,8 @@ export function createProviderService(options: ProviderServiceOptions = {}) {
   const operation = (timeoutSeconds: number) => ({ timeoutMs: timeoutMs(timeoutSeconds), signal: cancelled.signal });
 
   const core = async (urn?: string): Promise<OrderProvider> => {
-    const provider = createOrderProvider({ ...options.core, log: engineLog.forResource(urn) });
+    // Messages about one resource go on its row; the rate limit's summary, about them all, on the stack's.
+    const provider = createOrderProvider({ ...options.core, log: engineLog.forResource(urn), summaryLog: engineLog.forResource(undefined) });
     await provider.configure({ config: { get: (key) => setting(key) } });
     return provider;
   };

@@ -6,7 +6,7 @@
  * outputs or in an error message, and leaves the state only when its absence is certain (absence.ts).
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { sharedBudget, type BudgetSummary, type RequestBudget } from "../client/budget";
+import type { BudgetSummary, RequestBudget } from "../client/budget";
 import { ProxyApiClient } from "../client/client";
 import { AuthenticationError, NotFoundError, PermissionError, ProxyError } from "../client/errors";
 import type { ClientOptions } from "../client/request";
@@ -26,6 +26,34 @@ const MAX_REPURCHASES = 3;
 
 /** Least time between two of a resource's lines about the rate limit. */
 const HELD_REPORT_EVERY_MS = 30_000;
+
+/** Purchases through one request budget (one per API key and process), for the rate limit's summary line. */
+interface Fleet {
+  waiting: number;
+  /** Orders bought so far; an order an earlier run bought counts too. */
+  bought: number;
+}
+
+/**
+ * Every core of a process shares these (the plugin makes one core per operation): one fleet per budget, summarised
+ * once, on the log of the first core that used it.
+ */
+const fleets = new WeakMap<RequestBudget, Fleet>();
+
+function fleetOf(budget: RequestBudget, log: ProviderLog): Fleet {
+  const known = fleets.get(budget);
+  if (known) return known;
+  const fleet: Fleet = { waiting: 0, bought: 0 };
+  fleets.set(budget, fleet);
+  budget.onSummary((s: BudgetSummary) => {
+    const throttled = s.throttled > 0 ? `, ${s.throttled} answered 429 since the last summary` : "";
+    log.info(
+      `proxy: the API's rate limit is holding ${s.held} request(s) back (sending about ${s.sentPerSecond.toFixed(1)}/s${throttled}); ` +
+        `${fleet.bought} order(s) bought so far, ${fleet.waiting} waiting to be bought`,
+    );
+  });
+  return fleet;
+}
 
 /** What a 401 or 403 during refresh means: the key used is the one stored with the stack's last `pulumi up`. */
 const STORED_CONFIG_ADVICE =
@@ -47,6 +75,8 @@ export interface OrderProviderOptions {
   /** Environment for the `PROXY_API_*` fallbacks. @default process.env */
   env?: NodeJS.ProcessEnv;
   log?: ProviderLog;
+  /** Where the rate limit's summary of the whole process goes. @default `log` */
+  summaryLog?: ProviderLog;
   /** Extra client options (tests shorten the retries or inject a dispatcher). */
   client?: Partial<ClientOptions>;
   /** Extra waiter options (tests use a simulated clock or shorter polls). */
@@ -76,29 +106,12 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
   let lookup: ConfigLookup = () => undefined;
   const log: ProviderLog = options.log ?? pulumiLog();
 
-  /** Purchases of this process, for the rate limit's summary line (an order an earlier run bought counts as bought). */
-  const purchases = { waiting: 0, bought: 0 };
-  const summarised = new WeakSet<RequestBudget>();
-  const summarise = (s: BudgetSummary) => {
-    const throttled = s.throttled > 0 ? `, ${s.throttled} answered 429 since the last summary` : "";
-    log.info(
-      `proxy: the API's rate limit is holding ${s.held} request(s) back (sending about ${s.sentPerSecond.toFixed(1)}/s${throttled}); ` +
-        `${purchases.bought} order(s) bought so far, ${purchases.waiting} waiting to be bought`,
-    );
-  };
-
   /** The process's client for the current settings (one connection pool and one request budget, reused across calls). */
   const client = (): ProxyApiClient => {
     const { baseUrl, apiKey } = resolveSettings(lookup, options.env ?? process.env);
-    const budget = options.client?.budget ?? sharedBudget(baseUrl, apiKey);
-    if (!summarised.has(budget)) {
-      summarised.add(budget);
-      budget.onSummary(summarise);
-    }
     return ProxyApiClient.shared({
       baseUrl,
       apiKey,
-      budget,
       onRetry: (e) =>
         log.info(`proxy: ${e.method} ${e.path} failed (${e.status ?? e.code}); retry ${e.attempt} in ${formatDuration(e.delayMs)}`),
       ...options.client,
@@ -178,12 +191,13 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
     const onHeld = heldReporter(() => (orderId ? `order ${orderId}` : `the purchase of plan ${inputs.planId}`));
     // A purchase the rate limit holds back may wait for its turn as long as the order may wait to be ready.
     const deadline = Date.now() + (operation.timeoutMs ?? parseDuration(inputs.readyTimeout) ?? 0);
+    const fleet = fleetOf(api.budget, options.summaryLog ?? log);
     for (let repurchase = 0; ; repurchase++) {
-      purchases.waiting += 1;
+      fleet.waiting += 1;
       const { order, replayed, boughtBeforeThisCall } = await api
         .createOrder({ planId: inputs.planId, idempotencyKey: key }, { onHeld, deadline })
-        .finally(() => (purchases.waiting -= 1));
-      purchases.bought += 1;
+        .finally(() => (fleet.waiting -= 1));
+      fleet.bought += 1;
       orderId = order.id;
       // Only an order bought before this create began may be bought again. A spent order this very call may have
       // bought (its answer lost, then replayed) goes on to the waiter, which reports it as failed, by id.

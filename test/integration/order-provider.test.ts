@@ -339,4 +339,20 @@ describe("a fleet under the API's rate limit", () => {
       await limited.stop();
     }
   }, 60_000);
+
+  it("cores of one process share the summary: one line per interval for the key, counting every core's purchases", async () => {
+    const limited = await startSandbox({ rateLimit: { requestsPerSecond: 8, burst: 4 }, provisioningMs: 300 });
+    try {
+      // As the plugin makes them: one core per operation, on one process-wide budget for the key.
+      const budget = new RequestBudget({ summaryEveryMs: 500 });
+      const cores = Array.from({ length: 16 }, () => provider({ client: { budget }, wait: {} }, () => limited));
+      await Promise.all(cores.map(({ p }, i) => p.create(inputs({ idempotencyKey: `core-${i}` }))));
+      const summaries = cores.map(({ lines }) => lines.filter((l) => l.includes("the API's rate limit is holding")));
+      expect(summaries.filter((lines) => lines.length > 0)).toHaveLength(1);
+      const bought = summaries.flat().map((l) => Number(/(\d+) order\(s\) bought so far/.exec(l)?.[1]));
+      expect(Math.max(...bought)).toBeGreaterThan(1);
+    } finally {
+      await limited.stop();
+    }
+  }, 60_000);
 });
