@@ -27,6 +27,11 @@ const MAX_REPURCHASES = 3;
 /** Least time between two of a resource's lines about the rate limit. */
 const HELD_REPORT_EVERY_MS = 30_000;
 
+/** How long an order may take to become ready: the engine's `customTimeouts` when given, else its `readyTimeout`. */
+function readyWithinMs(inputs: OrderInputs, operation: OperationOptions): number {
+  return operation.timeoutMs ?? parseDuration(inputs.readyTimeout) ?? 0;
+}
+
 /** Purchases through one request budget (one per API key and process), for the rate limit's summary line. */
 interface Fleet {
   waiting: number;
@@ -150,13 +155,12 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
     operation: OperationOptions,
     onHeld: (heldMs: number) => void,
   ): Promise<OrderOutputs> => {
-    const { timeoutMs, signal } = operation;
     try {
       const ready = await waitForOrder({
         client: api,
         orderId: order.id,
-        signal,
-        deadline: (options.wait?.clock?.now() ?? Date.now()) + (timeoutMs ?? parseDuration(inputs.readyTimeout) ?? 0),
+        signal: operation.signal,
+        deadline: (options.wait?.clock?.now() ?? Date.now()) + readyWithinMs(inputs, operation),
         lastSeen: order,
         onProgress: (p) => log.info(`proxy: order ${p.orderId} is ${p.status} (waited ${formatDuration(p.waitedMs)})`),
         onHeld,
@@ -190,7 +194,7 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
     let orderId: string | undefined;
     const onHeld = heldReporter(() => (orderId ? `order ${orderId}` : `the purchase of plan ${inputs.planId}`));
     // A purchase the rate limit holds back may wait for its turn as long as the order may wait to be ready.
-    const deadline = Date.now() + (operation.timeoutMs ?? parseDuration(inputs.readyTimeout) ?? 0);
+    const deadline = Date.now() + readyWithinMs(inputs, operation);
     const fleet = fleetOf(api.budget, options.summaryLog ?? log);
     for (let repurchase = 0; ; repurchase++) {
       fleet.waiting += 1;

