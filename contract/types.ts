@@ -57,6 +57,11 @@ export interface Order {
   readyAt?: string | null;
   /** RFC 3339 hint while not terminal. */
   estimatedReadyAt?: string | null;
+  /**
+   * RFC 3339 time the order expires. Not in the contract's order record (its proxies carry `expires_at`); read when
+   * an API sends it, as the tolerant reading of an order-level expiry.
+   */
+  expiresAt?: string | null;
   /** Present (possibly empty) once the order is active. */
   proxies?: ProxyRecord[];
 }

@@ -45,6 +45,7 @@ export const orderWire = z.looseObject({
   updated_at: z.string().optional(),
   ready_at: z.string().nullable().optional(),
   estimated_ready_at: z.string().nullable().optional(),
+  expires_at: z.string().nullable().optional(),
   proxies: z.array(proxyWire).optional(),
 });
 

@@ -2,9 +2,8 @@
  * getProxies and getProxiesOutput: the proxies assigned to the account.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { ProxyFilters } from "../client/client";
 import { ProxyError } from "../client/errors";
-import { listProxies } from "../provider/functions";
+import { listProxies, type ProxyListFilters } from "../provider/functions";
 import type { ProxyCredential, ProxyInfo } from "../provider/order-state";
 import { callFunction, dependencies, programClient, type FunctionOutputOptions } from "./program-client";
 
@@ -13,13 +12,18 @@ import { callFunction, dependencies, programClient, type FunctionOutputOptions }
  * cannot carry Pulumi's secret marking, so passwords could reach stack outputs in plain text. Use
  * {@link getProxiesOutput} with `includeCredentials`, whose result is secret.
  */
-export type GetProxiesArgs = Pick<ProxyFilters, "type" | "country" | "orderId">;
+export type GetProxiesArgs = ProxyListFilters;
 
 /** Filters of {@link getProxiesOutput}, as Inputs. */
 export interface GetProxiesOutputArgs {
   type?: pulumi.Input<string | string[]>;
   country?: pulumi.Input<string | string[]>;
   orderId?: pulumi.Input<string>;
+  /**
+   * Only proxies that expire before this time (RFC 3339, such as `"2026-12-01T00:00:00Z"`); proxies with no known
+   * expiry are left out. Applied to what the API returns: the API has no such query.
+   */
+  expiresBefore?: pulumi.Input<string>;
   /** Return the proxies' credentials too; the whole result is then secret. @default false */
   includeCredentials?: boolean;
 }
@@ -33,7 +37,7 @@ export interface GetProxiesResult {
 }
 
 async function callGetProxies(args: GetProxiesArgs, includeCredentials: boolean): Promise<GetProxiesResult> {
-  const filters = { type: args.type, country: args.country, orderId: args.orderId };
+  const filters = { type: args.type, country: args.country, orderId: args.orderId, expiresBefore: args.expiresBefore };
   const result = await callFunction("proxy:index:getProxies", { ...filters, includeCredentials }, () =>
     listProxies(programClient(), filters, includeCredentials),
   );
@@ -61,7 +65,7 @@ export async function getProxies(args: GetProxiesArgs = {}): Promise<GetProxiesR
  */
 export function getProxiesOutput(args: GetProxiesOutputArgs = {}, options: FunctionOutputOptions = {}): pulumi.Output<GetProxiesResult> {
   const filters = pulumi
-    .all([pulumi.output({ type: args.type, country: args.country, orderId: args.orderId }), dependencies(options)])
+    .all([pulumi.output({ type: args.type, country: args.country, orderId: args.orderId, expiresBefore: args.expiresBefore }), dependencies(options)])
     .apply(([plain]) => plain);
   const includeCredentials = args.includeCredentials === true;
   // Marked secret before the credentials exist, so no Output ever holds them unmarked.

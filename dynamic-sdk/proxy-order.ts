@@ -32,6 +32,13 @@ export interface ProxyOrderArgs {
    * resource; removing it later changes nothing.
    */
   adoptOrderId?: pulumi.Input<string>;
+  /**
+   * Renew the order this long before it expires, such as `"7d"`, `"36h"` or `"2d12h"`. Once the order's `expiresAt`
+   * is that close, the preview plans a replacement and `pulumi up` buys a new order (new proxies: the API cannot
+   * extend one), waits for it, and only then stops tracking the old one. It must be shorter than the plan's lifetime.
+   * @default unset: nothing is renewed (a renewal is a purchase); refresh and preview warn 7 days ahead
+   */
+  renewBefore?: pulumi.Input<string>;
 }
 
 /**
@@ -51,6 +58,8 @@ export class ProxyOrder extends pulumi.CustomResource {
   declare readonly idempotencyKey: pulumi.Output<string>;
   /** The adopted order's id, when the order was adopted rather than bought. */
   declare readonly adoptOrderId: pulumi.Output<string | undefined>;
+  /** How long before expiry the order is renewed, when set. */
+  declare readonly renewBefore: pulumi.Output<string | undefined>;
   /** The order id, such as `ord_...` (also the resource's id). */
   declare readonly orderId: pulumi.Output<string>;
   /** `pending`, `provisioning`, `active`, `failed`, `cancelled` or `expired`, as of the last create, update or refresh. */
@@ -61,6 +70,11 @@ export class ProxyOrder extends pulumi.CustomResource {
   declare readonly createdAt: pulumi.Output<string | null>;
   /** When the order became active (RFC 3339), or null. */
   declare readonly readyAt: pulumi.Output<string | null>;
+  /**
+   * When the order expires (RFC 3339): the earliest expiry of the order and its proxies, as of the last create,
+   * update or refresh; null when the API reported none.
+   */
+  declare readonly expiresAt: pulumi.Output<string | null>;
   /** The proxies this order provisioned, without their credentials. */
   declare readonly proxies: pulumi.Output<ProxyInfo[]>;
   /** Credentials of the proxies, in the same order as `proxies`. Always secret. */
@@ -92,6 +106,7 @@ export class ProxyOrder extends pulumi.CustomResource {
         readyTimeout: args.readyTimeout,
         idempotencyKey,
         adoptOrderId: args.adoptOrderId,
+        renewBefore: args.renewBefore,
       },
       { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "credentials"] },
     );

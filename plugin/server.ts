@@ -17,7 +17,7 @@ import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { ProxyError } from "../client/errors";
 import { VERSION } from "../client/version";
 import { CONFIG_KEYS, ConfigurationError, resolveSettings } from "../provider/config";
-import { listProxies } from "../provider/functions";
+import { listProxies, parseExpiresBefore } from "../provider/functions";
 import { createOrderProvider, type OrderProvider, type OrderProviderOptions, type ResourceIdentity } from "../provider/order-provider";
 import type { OrderInputs, OrderOutputs } from "../provider/order-state";
 import { PartialOrderError, PROVIDER_KEY, UNKNOWN } from "../provider/pulumi-host";
@@ -102,6 +102,16 @@ function toServiceError(error: unknown, secretInputs: string[]): Partial<grpc.St
     process.stderr.write(`${error instanceof Error ? (error.stack ?? message) : message}\n`);
   }
   return { code: grpc.status.UNKNOWN, details: message, message, metadata };
+}
+
+/** Why `expiresBefore` cannot be used (the function's own words), or undefined when it is a time. */
+function expiresBeforeProblem(value: string): string | undefined {
+  try {
+    parseExpiresBefore(value);
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
 }
 
 function requireResourceType(urn: string): void {
@@ -202,17 +212,24 @@ export function createProviderService(options: ProviderServiceOptions = {}) {
       switch (req.getTok()) {
         case TOKENS.getProxies: {
           const failures: rpc.CheckFailure[] = [];
-          for (const name of ["type", "country", "orderId"]) {
+          for (const name of ["type", "country", "orderId", "expiresBefore"]) {
             if (args[name] !== undefined && typeof args[name] !== "string") {
               failures.push(new rpc.CheckFailure().setProperty(name).setReason(`${name} must be a string (got ${JSON.stringify(args[name])}).`));
             }
           }
+          const badExpiry = typeof args.expiresBefore === "string" ? expiresBeforeProblem(args.expiresBefore) : undefined;
+          if (badExpiry) failures.push(new rpc.CheckFailure().setProperty("expiresBefore").setReason(badExpiry));
           if (args.includeCredentials !== undefined && typeof args.includeCredentials !== "boolean") {
             failures.push(new rpc.CheckFailure().setProperty("includeCredentials").setReason("includeCredentials must be true or false."));
           }
           if (failures.length > 0) return new rpc.InvokeResponse().setFailuresList(failures);
           const includeCredentials = args.includeCredentials === true;
-          const filters = { type: args.type as string | undefined, country: args.country as string | undefined, orderId: args.orderId as string | undefined };
+          const filters = {
+            type: args.type as string | undefined,
+            country: args.country as string | undefined,
+            orderId: args.orderId as string | undefined,
+            expiresBefore: args.expiresBefore as string | undefined,
+          };
           const result = await listProxies(api, filters, includeCredentials);
           return new rpc.InvokeResponse().setReturn(toStruct(result, includeCredentials ? SECRET_OUTPUTS : []));
         }

@@ -17,6 +17,13 @@ const MAX_READY_TIMEOUT_MS = 24 * 3_600_000;
 const readyTimeoutReason = (value: unknown) =>
   `readyTimeout must be a duration such as "20m", "90s" or "1h30m", from 1s to 24h (got ${JSON.stringify(value)}).`;
 
+/** The longest renewBefore accepted: a year, longer than any plan we know of. */
+const MAX_RENEW_BEFORE_MS = 365 * 86_400_000;
+
+const renewBeforeReason = (value: unknown) =>
+  `renewBefore must be a duration such as "7d", "36h" or "2d12h", from 1s to 365d: how long before the order ` +
+  `expires to buy its successor (got ${JSON.stringify(value)}). Leave it unset to renew nothing.`;
+
 const PLAN_ID_REQUIRED = 'planId is required: the id of the plan to buy, such as "dc-us-5".';
 const ADOPT_ORDER_ID_RULE =
   'adoptOrderId must be the id of an existing order, such as "ord_..." (the orderId output of the stack that bought it).';
@@ -43,6 +50,16 @@ const PROPERTY_SCHEMAS = {
   adoptOrderId: z
     .string({ error: ADOPT_ORDER_ID_RULE })
     .refine((v) => v.trim() !== "" && v.length <= 255, { error: ADOPT_ORDER_ID_RULE })
+    .nullish(),
+  renewBefore: z
+    .string({ error: (issue) => renewBeforeReason(issue.input) })
+    .refine(
+      (v) => {
+        const ms = parseDuration(v);
+        return ms !== undefined && ms > 0 && ms <= MAX_RENEW_BEFORE_MS;
+      },
+      { error: (issue) => renewBeforeReason(issue.input) },
+    )
     .nullish(),
 };
 

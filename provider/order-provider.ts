@@ -19,6 +19,7 @@ import { nextPurchaseKey, purchaseKey, type PurchaseIdentity } from "./idempoten
 import { checkInputs, INPUT_DEFAULTS } from "./inputs";
 import { inputsOf, toOutputs, type OrderInputs, type OrderOutputs } from "./order-state";
 import { PartialOrderError, partialProperties, UNKNOWN, type WithProvider } from "./pulumi-host";
+import { assessExpiry, expiryMessage, planSuccessor, replacesOrder, takePlannedSuccessor } from "./renewal";
 import { OrderFailedError, OrderWaitCancelledError, OrderWaitTimeoutError, waitForOrder, type WaitOptions } from "./wait";
 
 /** Re-purchases after spent orders, per create, before giving up (each one was reported). */
@@ -88,6 +89,8 @@ export interface OrderProviderOptions {
   wait?: Partial<Omit<WaitOptions, "client" | "orderId" | "deadline">>;
   /** How long a 404 must hold before an order counts as gone (tests shorten it). */
   absence?: AbsenceCheckOptions;
+  /** The time an order's expiry is judged by (tests use the sandbox's clock). @default Date.now */
+  now?: () => number;
 }
 
 /** Inputs as `check` receives them: anything, until it has validated them. */
@@ -110,6 +113,7 @@ export interface OperationOptions {
 export function createOrderProvider(options: OrderProviderOptions = {}) {
   let lookup: ConfigLookup = () => undefined;
   const log: ProviderLog = options.log ?? pulumiLog();
+  const now = options.now ?? Date.now;
 
   /** The process's client for the current settings (one connection pool and one request budget, reused across calls). */
   const client = (): ProxyApiClient => {
@@ -190,7 +194,8 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
 
   /** Buys the plan, or carries on with the order an earlier run bought with the same key. */
   const buy = async (api: ProxyApiClient, inputs: WithProvider<OrderInputs>, operation: OperationOptions) => {
-    let key = inputs.idempotencyKey;
+    // A renewal or a replacement of a spent order buys with the key diff derived from the order it follows.
+    let key = takePlannedSuccessor(inputs.idempotencyKey) ?? inputs.idempotencyKey;
     let orderId: string | undefined;
     const onHeld = heldReporter(() => (orderId ? `order ${orderId}` : `the purchase of plan ${inputs.planId}`));
     // A purchase the rate limit holds back may wait for its turn as long as the order may wait to be ready.
@@ -203,9 +208,12 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
         .finally(() => (fleet.waiting -= 1));
       fleet.bought += 1;
       orderId = order.id;
-      // Only an order bought before this create began may be bought again. A spent order this very call may have
-      // bought (its answer lost, then replayed) goes on to the waiter, which reports it as failed, by id.
-      if (!(boughtBeforeThisCall && isSpentState(order.status))) {
+      // Only an order bought before this create began may be bought again: one that is spent, or due for renewal
+      // (diff planned no successor key, so the key met it again). A spent order this very call may have bought (its
+      // answer lost, then replayed) goes on to the waiter, which reports it as failed, by id.
+      const spent = isSpentState(order.status);
+      const due = replacesOrder(assessExpiry(toOutputs(inputs, order, key), now()));
+      if (!(boughtBeforeThisCall && (spent || due))) {
         if (replayed) {
           log.info(`proxy: order ${order.id} was bought earlier with this key; carrying on with it (not bought again)`);
         }
@@ -220,7 +228,9 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
         );
       }
       log.warn(
-        `proxy: order ${order.id} (bought by an earlier run with this key) ended "${order.status}"; buying again with a key derived from it`,
+        `proxy: order ${order.id} (bought by an earlier run with this key) ` +
+          (spent ? `ended "${order.status}"` : "is due for renewal") +
+          "; buying again with a key derived from it",
       );
       key = nextPurchaseKey(key, order.id);
     }
@@ -307,11 +317,21 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
       if (isSpentState(olds.status)) replaces.push("status");
       const adopts = typeof news.adoptOrderId === "string" && news.adoptOrderId !== olds.orderId;
       if (adopts) replaces.push("adoptOrderId");
+      // Judged by the renewBefore the program sets now, so a new window takes effect in the same `up`.
+      const renewBefore = news.renewBefore === UNKNOWN ? olds.renewBefore : news.renewBefore;
+      const expiry = assessExpiry({ ...olds, renewBefore }, now());
+      if (replacesOrder(expiry) && !adopts) replaces.push("expiresAt");
       const updated: string[] = (["waitForReady", "readyTimeout", "idempotencyKey"] as const).filter((key) => news[key] !== olds[key]);
       if ((news.adoptOrderId ?? null) !== (olds.adoptOrderId ?? null) && !adopts) updated.push("adoptOrderId");
+      if ((news.renewBefore ?? null) !== (olds.renewBefore ?? null)) updated.push("renewBefore");
       const changed = updated.length > 0;
       const resumes = isPendingState(olds.status) && news.waitForReady !== false;
-      if (replaces.length > 0 && !adopts) {
+      const said = expiryMessage(olds.orderId, olds.planId, expiry, renewBefore ?? undefined);
+      if (said) log.warn(said);
+      // The successor of the same plan follows this order: its key is derived from it, so the create buys once.
+      const follows = !adopts && news.planId === olds.planId && (replaces.includes("status") || replaces.includes("expiresAt"));
+      if (follows && news.idempotencyKey !== UNKNOWN) planSuccessor(news.idempotencyKey, olds);
+      if (replaces.some((key) => key !== "expiresAt") && !adopts) {
         log.warn(
           `proxy: replacing order ${olds.orderId} (plan ${olds.planId}, ${olds.status}) buys a new order for plan ` +
             `${news.planId === UNKNOWN ? "(known after apply)" : news.planId}. ${olds.orderId} is not cancelled: ` +
@@ -340,8 +360,12 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
           log.warn(`proxy: order ${id} no longer exists (404 confirmed, and the API answers otherwise); it leaves the state`);
           return {};
         }
+        const outs = toOutputs(props, order, props.purchaseKey ?? null);
+        const expiry = assessExpiry(outs, now());
+        const said = expiry.kind === "unknown" ? undefined : expiryMessage(id, outs.planId, expiry, outs.renewBefore);
+        if (said) log.warn(said);
         // `inputs` lets the engine diff against what the program declares, so a refresh leaves no phantom diff.
-        return { id, props: toOutputs(props, order, props.purchaseKey ?? null), inputs: inputsOf(props) };
+        return { id, props: outs, inputs: inputsOf(props) };
       });
     },
 
@@ -371,7 +395,9 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
     /** Changes no purchase: resumes waiting for an order recorded before it was ready, else records the new inputs. */
     async update(id: string, olds: OrderOutputs, news: WithProvider<OrderInputs>, operation: OperationOptions = {}) {
       if (!(isPendingState(olds.status) && news.waitForReady)) {
-        return { outs: { ...olds, ...inputsOf(news) } };
+        // Optional inputs the program no longer sets leave the outputs too.
+        const { adoptOrderId: _adopted, renewBefore: _renewBefore, ...order } = olds;
+        return { outs: { ...order, ...inputsOf(news) } };
       }
       const api = client();
       log.info(`proxy: resuming the wait for order ${id} (recorded as ${olds.status}); nothing is bought`);

@@ -2,6 +2,7 @@
  * The shapes a ProxyOrder has in Pulumi's state, and the conversion from an API order to them.
  */
 import type { Order, ProxyRecord, StatusReason } from "../contract/types";
+import { orderExpiry } from "./renewal";
 
 /** Inputs of a ProxyOrder after `check` applied the defaults. */
 export interface OrderInputs {
@@ -11,6 +12,8 @@ export interface OrderInputs {
   idempotencyKey: string;
   /** An existing order to track instead of buying one (the recovery path after lost state). */
   adoptOrderId?: string;
+  /** Renew (replace) the order this long before it expires, such as "7d"; unset, nothing is renewed. */
+  renewBefore?: string;
 }
 
 /** A proxy as the resource exposes it: every field of the API's record but the credentials. */
@@ -32,6 +35,8 @@ export interface OrderOutputs extends OrderInputs {
   statusReason: StatusReason | null;
   createdAt: string | null;
   readyAt: string | null;
+  /** When the order expires: the earliest expiry of the order and its proxies (RFC 3339), or null when not known. */
+  expiresAt: string | null;
   proxies: ProxyInfo[];
   credentials: ProxyCredential[];
   /**
@@ -48,6 +53,7 @@ export const OUTPUT_ONLY_PROPERTIES = [
   "statusReason",
   "createdAt",
   "readyAt",
+  "expiresAt",
   "proxies",
   "credentials",
   "purchaseKey",
@@ -70,11 +76,13 @@ export function toOutputs(inputs: OrderInputs, order: Order, purchaseKey: string
     readyTimeout: inputs.readyTimeout,
     idempotencyKey: inputs.idempotencyKey,
     ...(inputs.adoptOrderId === undefined ? {} : { adoptOrderId: inputs.adoptOrderId }),
+    ...(inputs.renewBefore === undefined ? {} : { renewBefore: inputs.renewBefore }),
     orderId: order.id,
     status: order.status,
     statusReason: reason ? { code: reason.code, message: reason.message } : null,
     createdAt: order.createdAt ?? null,
     readyAt: order.readyAt ?? null,
+    expiresAt: orderExpiry(order),
     ...splitCredentials(order.proxies ?? []),
     purchaseKey,
   };
@@ -88,5 +96,6 @@ export function inputsOf(outputs: OrderInputs): OrderInputs {
     readyTimeout: outputs.readyTimeout,
     idempotencyKey: outputs.idempotencyKey,
     ...(outputs.adoptOrderId === undefined || outputs.adoptOrderId === null ? {} : { adoptOrderId: outputs.adoptOrderId }),
+    ...(outputs.renewBefore === undefined || outputs.renewBefore === null ? {} : { renewBefore: outputs.renewBefore }),
   };
 }

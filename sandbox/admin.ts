@@ -26,6 +26,26 @@ export function handleAdmin(
     if (typeof input.failNewOrders === "number") sandbox.faults.failNewOrders = input.failNewOrders;
     return { status: 200, body: { ok: true } };
   }
+  if (method === "POST" && path === "/__sandbox/clock") {
+    if (typeof input.advanceMs !== "number" || !(input.advanceMs >= 0)) {
+      throw new Problem(400, "Send { \"advanceMs\": <milliseconds, 0 or more> }: the sandbox's time only moves forward.");
+    }
+    sandbox.clock.advance(input.advanceMs);
+    return { status: 200, body: { now: new Date(sandbox.clock.now()).toISOString() } };
+  }
+  if (method === "POST" && path === "/__sandbox/settings") {
+    const number = (name: string): number | undefined => {
+      const value = input[name];
+      if (value === undefined) return undefined;
+      if (typeof value !== "number" || !(value >= 0)) throw new Problem(400, `${name} must be a number of milliseconds, 0 or more.`);
+      return value;
+    };
+    const provisioningMs = number("provisioningMs");
+    const orderLifetimeMs = number("orderLifetimeMs");
+    if (provisioningMs !== undefined) sandbox.settings.provisioningMs = provisioningMs;
+    if (orderLifetimeMs !== undefined) sandbox.settings.orderLifetimeMs = orderLifetimeMs;
+    return { status: 200, body: { ...sandbox.settings } };
+  }
   if (method === "POST" && path === "/__sandbox/reset") {
     sandbox.reset();
     return { status: 200, body: { ok: true } };

@@ -14,6 +14,7 @@ Options:
   --host <address>         address to listen on (default 127.0.0.1)
   --api-key <key>          the accepted API key (default ${SANDBOX_API_KEY})
   --provisioning-time <s>  seconds from pending to active (default 3)
+  --order-lifetime <s>     seconds an order stays active before it expires (default: its plan's, 30 days)
   --rate <n>               requests per second and key (a token bucket); 0 turns the limit off (default 10)
   --burst <n>              requests allowed at once after a quiet spell (default: the rate)
   --state-file <path>      keep orders in this JSON file across restarts (default: memory only)
@@ -28,6 +29,7 @@ async function main(): Promise<void> {
       host: { type: "string", default: "127.0.0.1" },
       "api-key": { type: "string", default: SANDBOX_API_KEY },
       "provisioning-time": { type: "string", default: "3" },
+      "order-lifetime": { type: "string" },
       rate: { type: "string", default: "10" },
       burst: { type: "string" },
       "state-file": { type: "string" },
@@ -53,6 +55,7 @@ async function main(): Promise<void> {
     host: values.host,
     apiKey: values["api-key"],
     provisioningMs: number("provisioning-time", values["provisioning-time"]) * 1000,
+    orderLifetimeMs: values["order-lifetime"] === undefined ? undefined : number("order-lifetime", values["order-lifetime"]) * 1000,
     rateLimit: rate === 0 ? false : { requestsPerSecond: rate, burst },
     stateFile: values["state-file"],
     enableAdmin: values["enable-admin"],

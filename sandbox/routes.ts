@@ -38,6 +38,8 @@ export interface RouteContext {
   pollingHints: boolean;
   /** Provisioning time of a new order. */
   provisioningMs: number;
+  /** Lifetime of a new order from ready to expiry; undefined: its plan's. */
+  orderLifetimeMs?: number;
   /** Reads of a new order that answer 404 (the read-after-write fault). */
   hiddenReadsForNewOrders: number;
   /** Whether the order about to be made fails fast (a fault); asked once per order. */
@@ -169,7 +171,7 @@ async function createOrder(req: RouteRequest, ctx: RouteContext): Promise<RouteR
     if (key !== undefined) state.idempotency.delete(key);
     throw error;
   }
-  const order = state.createOrder(plan, committedAt, ctx.provisioningMs, {
+  const order = state.createOrder(plan, committedAt, { provisioningMs: ctx.provisioningMs, lifetimeMs: ctx.orderLifetimeMs }, {
     hiddenReads: ctx.hiddenReadsForNewOrders,
     fails: ctx.takeFailNewOrder(),
   });

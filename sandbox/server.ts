@@ -31,6 +31,11 @@ export interface SandboxOptions {
   readOnlyApiKey?: string;
   /** Time from `pending` to `active` (or `failed`). @default 3000 */
   provisioningMs?: number;
+  /**
+   * How long an order stays `active` before it becomes `expired` (its proxies carry the time as `expires_at`).
+   * Seconds make renewal testable. @default each plan's lifetime (30 days)
+   */
+  orderLifetimeMs?: number;
   /** A token bucket per key, or false for no limit. @default { requestsPerSecond: 10, burst: 10 } */
   rateLimit?: RateLimitOptions | false;
   /** A JSON file that keeps orders across restarts. @default none (in memory) */
@@ -59,6 +64,14 @@ export interface RecordedRequest {
   requestId: string;
 }
 
+/** Settings that apply to the orders made from then on; tests and the admin route may change them while it runs. */
+export interface SandboxSettings {
+  /** Time from `pending` to `active` (or `failed`). */
+  provisioningMs: number;
+  /** Lifetime from ready to expiry; undefined: each plan's own. */
+  orderLifetimeMs?: number;
+}
+
 /** One order the sandbox created. */
 export interface CreatedOrder {
   id: string;
@@ -76,6 +89,8 @@ export interface Sandbox {
   state: SandboxState;
   /** The sandbox's time; `clock.advance(ms)` moves orders along without waiting. */
   clock: SandboxClock;
+  /** Provisioning time and order lifetime of new orders. */
+  settings: SandboxSettings;
   /** Every request received, in order. */
   requests: RecordedRequest[];
   /** Every order created, in order. */
@@ -86,7 +101,7 @@ export interface Sandbox {
   removeOrder(id: string): void;
   /** The order's status now, as `GET /v1/orders/{id}` would show it (without faults); undefined if there is none. */
   orderStatus(id: string): string | undefined;
-  /** Clears the faults, the records and the account (for tests between cases). */
+  /** Clears the faults, the records, the account and changed settings (for tests between cases). */
   reset(): void;
   /** Stops listening and closes every connection. */
   stop(): Promise<void>;
@@ -98,7 +113,7 @@ const MAX_BODY_BYTES = 64 * 1024;
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const apiKey = options.apiKey ?? SANDBOX_API_KEY;
   const readOnlyApiKey = options.readOnlyApiKey ?? SANDBOX_READ_ONLY_API_KEY;
-  const provisioningMs = options.provisioningMs ?? 3000;
+  const settings: SandboxSettings = { provisioningMs: options.provisioningMs ?? 3000, orderLifetimeMs: options.orderLifetimeMs };
   const clock = createClock(options.now);
   const now = clock.now;
   const state = new SandboxState(options.stateFile);
@@ -113,6 +128,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     faults,
     state,
     clock,
+    settings,
     requests,
     createdOrders,
     cancelOrder(id) {
@@ -131,6 +147,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
     reset() {
       faults.clear();
+      settings.provisioningMs = options.provisioningMs ?? 3000;
+      settings.orderLifetimeMs = options.orderLifetimeMs;
       requests.length = 0;
       createdOrders.length = 0;
       state.reset();
@@ -211,7 +229,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
           state,
           now: now(),
           pollingHints: options.pollingHints ?? true,
-          provisioningMs,
+          provisioningMs: settings.provisioningMs,
+          orderLifetimeMs: settings.orderLifetimeMs,
           hiddenReadsForNewOrders: faults.notFoundReadsForNewOrders,
           takeFailNewOrder: () => faults.takeFailNewOrder(),
           beforeCommit: async () => {

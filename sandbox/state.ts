@@ -29,6 +29,8 @@ export interface StoredOrder {
   createdAt: number;
   /** Provisioning time in force when the order was made. */
   provisioningMs: number;
+  /** Lifetime from ready to expiry in force when the order was made; undefined: the plan's own. */
+  lifetimeMs?: number;
   /** Set by the operator (admin route or test): the order is `cancelled` from then on. */
   cancelledAt?: number;
   /** Reads left that answer 404 (the read-after-write fault). */
@@ -80,7 +82,12 @@ export class SandboxState {
   }
 
   /** Creates an order for a plan at time `at` (the caller checked the plan and the balance). */
-  createOrder(plan: Plan, at: number, provisioningMs: number, faults: { hiddenReads: number; fails: boolean }): StoredOrder {
+  createOrder(
+    plan: Plan,
+    at: number,
+    timing: { provisioningMs: number; lifetimeMs?: number },
+    faults: { hiddenReads: number; fails: boolean },
+  ): StoredOrder {
     this.sequence += 1;
     const seq = this.sequence;
     const id = `ord_${seq.toString(36).padStart(4, "0")}${randomBytes(4).toString("hex")}`;
@@ -89,7 +96,8 @@ export class SandboxState {
       id,
       planId: plan.id,
       createdAt: at,
-      provisioningMs,
+      provisioningMs: timing.provisioningMs,
+      ...(timing.lifetimeMs === undefined ? {} : { lifetimeMs: timing.lifetimeMs }),
       hiddenReads: faults.hiddenReads,
       ...(faults.fails ? { fails: true } : {}),
       proxies,

@@ -15,9 +15,9 @@ const DAY_MS = 86_400_000;
 /** When the order's provisioning ends (it becomes `active` or `failed`). */
 const readyTime = (order: StoredOrder): number => order.createdAt + order.provisioningMs;
 
-/** When an active order expires. */
+/** When an active order expires: its lifetime (the sandbox's setting when it was made, else its plan's) after ready. */
 function expiryTime(order: StoredOrder): number {
-  return readyTime(order) + (PLANS[order.planId]?.durationDays ?? 30) * DAY_MS;
+  return readyTime(order) + (order.lifetimeMs ?? (PLANS[order.planId]?.durationDays ?? 30) * DAY_MS);
 }
 
 /** Status of an order at time `now`: pending for the first quarter of provisioning, then provisioning, then done. */

@@ -55,6 +55,12 @@ describe("durations", () => {
     ["m", undefined],
     ["20 minutes", undefined],
     ["1m1h", undefined],
+    ["7d", 604_800_000],
+    ["36h", 129_600_000],
+    ["2d12h", 216_000_000],
+    ["-1d", undefined],
+    ["1h2d", undefined],
+    ["1.5d", undefined],
   ])("parseDuration(%j) = %s", (text, ms) => {
     expect(parseDuration(text)).toBe(ms);
   });
@@ -63,6 +69,7 @@ describe("durations", () => {
     expect(formatDuration(5_000)).toBe("5s");
     expect(formatDuration(245_000)).toBe("4m05s");
     expect(formatDuration(3_720_000)).toBe("1h02m");
+    expect(formatDuration(6 * 86_400_000 + 23 * 3_600_000)).toBe("6d23h");
   });
 });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { PLANS } from "../../sandbox";
 import { SandboxState } from "../../sandbox/state";
-import { orderStatus, usageView } from "../../sandbox/views";
+import { orderStatus, orderView, usageView } from "../../sandbox/views";
 
 const DAY = 86_400_000;
 const plan = PLANS["dc-us-5"]!;
@@ -9,7 +9,7 @@ const plan = PLANS["dc-us-5"]!;
 describe("the sandbox's usage", () => {
   it("stops billing an order at its expiry, counted from its ready time, across a month boundary", () => {
     const state = new SandboxState();
-    state.createOrder(plan, Date.UTC(2026, 0, 20), 0, { hiddenReads: 0, fails: false });
+    state.createOrder(plan, Date.UTC(2026, 0, 20), { provisioningMs: 0 }, { hiddenReads: 0, fails: false });
     // Ready on 20 January, expires after 30 days, on 19 February; the February period bills 1 to 19 February.
     const usage = usageView(state, Date.UTC(2026, 1, 28)) as { bandwidth: { used_bytes: number }; requests: { used: number } };
     const proxySeconds = 18 * (DAY / 1000) * plan.proxyCount;
@@ -20,8 +20,27 @@ describe("the sandbox's usage", () => {
   it("bills nothing for an order that failed fast", () => {
     const state = new SandboxState();
     const at = Date.UTC(2026, 0, 20);
-    const order = state.createOrder(plan, at, 0, { hiddenReads: 0, fails: true });
+    const order = state.createOrder(plan, at, { provisioningMs: 0 }, { hiddenReads: 0, fails: true });
     expect(orderStatus(order, at + DAY)).toBe("failed");
     expect((usageView(state, at + DAY) as { bandwidth: { used_bytes: number } }).bandwidth.used_bytes).toBe(0);
+  });
+});
+
+describe("the sandbox's order lifetime", () => {
+  it("expires an order its lifetime after it became ready, and says when on each proxy", () => {
+    const state = new SandboxState();
+    const at = Date.UTC(2026, 0, 20);
+    const order = state.createOrder(plan, at, { provisioningMs: 1000, lifetimeMs: 60_000 }, { hiddenReads: 0, fails: false });
+    expect(orderStatus(order, at + 60_999)).toBe("active");
+    expect(orderStatus(order, at + 61_000)).toBe("expired");
+    const view = orderView(state, order, at + 2000) as { proxies: Array<{ expires_at: string }> };
+    expect(new Set(view.proxies.map((p) => p.expires_at))).toEqual(new Set([new Date(at + 61_000).toISOString()]));
+  });
+
+  it("keeps the plan's 30 days when no lifetime is set", () => {
+    const state = new SandboxState();
+    const order = state.createOrder(plan, 0, { provisioningMs: 0 }, { hiddenReads: 0, fails: false });
+    expect(orderStatus(order, 30 * DAY - 1)).toBe("active");
+    expect(orderStatus(order, 30 * DAY)).toBe("expired");
   });
 });
