@@ -41,6 +41,12 @@ namespace PulumiProxy.Proxy
         public string? Country { get; set; }
 
         /// <summary>
+        /// Only proxies that expire before this time (RFC 3339, such as `2026-12-01T00:00:00Z`); proxies with no known expiry are left out. Filtered by the provider: the API has no such query.
+        /// </summary>
+        [Input("expiresBefore")]
+        public string? ExpiresBefore { get; set; }
+
+        /// <summary>
         /// Return the proxies' credentials too, as a secret. Defaults to false.
         /// </summary>
         [Input("includeCredentials")]
@@ -71,6 +77,12 @@ namespace PulumiProxy.Proxy
         /// </summary>
         [Input("country")]
         public Input<string>? Country { get; set; }
+
+        /// <summary>
+        /// Only proxies that expire before this time (RFC 3339, such as `2026-12-01T00:00:00Z`); proxies with no known expiry are left out. Filtered by the provider: the API has no such query.
+        /// </summary>
+        [Input("expiresBefore")]
+        public Input<string>? ExpiresBefore { get; set; }
 
         /// <summary>
         /// Return the proxies' credentials too, as a secret. Defaults to false.

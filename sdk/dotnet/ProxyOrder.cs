@@ -37,6 +37,12 @@ namespace PulumiProxy.Proxy
         public Output<ImmutableArray<Outputs.ProxyCredential>> Credentials { get; private set; } = null!;
 
         /// <summary>
+        /// When the order expires (RFC 3339): the earliest expiry of the order and its proxies, as of the last create, update or refresh; absent when the API reported none.
+        /// </summary>
+        [Output("expiresAt")]
+        public Output<string?> ExpiresAt { get; private set; } = null!;
+
+        /// <summary>
         /// Idempotency key of the purchase. Defaults to a key derived from the project, stack, resource name and plan, so that running `pulumi up` again never buys twice.
         /// </summary>
         [Output("idempotencyKey")]
@@ -77,6 +83,12 @@ namespace PulumiProxy.Proxy
         /// </summary>
         [Output("readyTimeout")]
         public Output<string> ReadyTimeout { get; private set; } = null!;
+
+        /// <summary>
+        /// Renew the order this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d). Once the order's `expiresAt` is that close, the preview plans a replacement and `pulumi up` buys a new order (new proxies: the API cannot extend one), waits for it, and only then stops tracking the old one. It must be shorter than the plan's lifetime. Unset (the default), nothing is renewed, since a renewal is a purchase; refresh and preview warn 7 days before expiry.
+        /// </summary>
+        [Output("renewBefore")]
+        public Output<string?> RenewBefore { get; private set; } = null!;
 
         /// <summary>
         /// `pending`, `provisioning`, `active`, `failed`, `cancelled` or `expired`, as of the last create, update or refresh.
@@ -169,6 +181,12 @@ namespace PulumiProxy.Proxy
         /// </summary>
         [Input("readyTimeout")]
         public Input<string>? ReadyTimeout { get; set; }
+
+        /// <summary>
+        /// Renew the order this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d). Once the order's `expiresAt` is that close, the preview plans a replacement and `pulumi up` buys a new order (new proxies: the API cannot extend one), waits for it, and only then stops tracking the old one. It must be shorter than the plan's lifetime. Unset (the default), nothing is renewed, since a renewal is a purchase; refresh and preview warn 7 days before expiry.
+        /// </summary>
+        [Input("renewBefore")]
+        public Input<string>? RenewBefore { get; set; }
 
         /// <summary>
         /// Wait until the order is `active` and its proxies are assigned. Defaults to true.

@@ -14,6 +14,7 @@ export function getProxies(args?: GetProxiesArgs, opts?: pulumi.InvokeOptions): 
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
     return pulumi.runtime.invoke("proxy:index:getProxies", {
         "country": args.country,
+        "expiresBefore": args.expiresBefore,
         "includeCredentials": args.includeCredentials,
         "orderId": args.orderId,
         "type": args.type,
@@ -25,6 +26,10 @@ export interface GetProxiesArgs {
      * Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas.
      */
     country?: string;
+    /**
+     * Only proxies that expire before this time (RFC 3339, such as `2026-12-01T00:00:00Z`); proxies with no known expiry are left out. Filtered by the provider: the API has no such query.
+     */
+    expiresBefore?: string;
     /**
      * Return the proxies' credentials too, as a secret. Defaults to false.
      */
@@ -57,6 +62,7 @@ export function getProxiesOutput(args?: GetProxiesOutputArgs, opts?: pulumi.Invo
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
     return pulumi.runtime.invokeOutput("proxy:index:getProxies", {
         "country": args.country,
+        "expiresBefore": args.expiresBefore,
         "includeCredentials": args.includeCredentials,
         "orderId": args.orderId,
         "type": args.type,
@@ -68,6 +74,10 @@ export interface GetProxiesOutputArgs {
      * Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas.
      */
     country?: pulumi.Input<string>;
+    /**
+     * Only proxies that expire before this time (RFC 3339, such as `2026-12-01T00:00:00Z`); proxies with no known expiry are left out. Filtered by the provider: the API has no such query.
+     */
+    expiresBefore?: pulumi.Input<string>;
     /**
      * Return the proxies' credentials too, as a secret. Defaults to false.
      */

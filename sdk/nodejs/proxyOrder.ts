@@ -51,6 +51,10 @@ export class ProxyOrder extends pulumi.CustomResource {
      */
     public /*out*/ readonly credentials!: pulumi.Output<outputs.ProxyCredential[]>;
     /**
+     * When the order expires (RFC 3339): the earliest expiry of the order and its proxies, as of the last create, update or refresh; absent when the API reported none.
+     */
+    public /*out*/ readonly expiresAt!: pulumi.Output<string | undefined>;
+    /**
      * Idempotency key of the purchase. Defaults to a key derived from the project, stack, resource name and plan, so that running `pulumi up` again never buys twice.
      */
     public readonly idempotencyKey!: pulumi.Output<string>;
@@ -78,6 +82,10 @@ export class ProxyOrder extends pulumi.CustomResource {
      * How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). `customTimeouts.create` (and `.update`), when set, take its place. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.
      */
     public readonly readyTimeout!: pulumi.Output<string>;
+    /**
+     * Renew the order this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d). Once the order's `expiresAt` is that close, the preview plans a replacement and `pulumi up` buys a new order (new proxies: the API cannot extend one), waits for it, and only then stops tracking the old one. It must be shorter than the plan's lifetime. Unset (the default), nothing is renewed, since a renewal is a purchase; refresh and preview warn 7 days before expiry.
+     */
+    public readonly renewBefore!: pulumi.Output<string | undefined>;
     /**
      * `pending`, `provisioning`, `active`, `failed`, `cancelled` or `expired`, as of the last create, update or refresh.
      */
@@ -109,9 +117,11 @@ export class ProxyOrder extends pulumi.CustomResource {
             resourceInputs["idempotencyKey"] = args ? args.idempotencyKey : undefined;
             resourceInputs["planId"] = args ? args.planId : undefined;
             resourceInputs["readyTimeout"] = (args ? args.readyTimeout : undefined) ?? "20m";
+            resourceInputs["renewBefore"] = args ? args.renewBefore : undefined;
             resourceInputs["waitForReady"] = (args ? args.waitForReady : undefined) ?? true;
             resourceInputs["createdAt"] = undefined /*out*/;
             resourceInputs["credentials"] = undefined /*out*/;
+            resourceInputs["expiresAt"] = undefined /*out*/;
             resourceInputs["orderId"] = undefined /*out*/;
             resourceInputs["proxies"] = undefined /*out*/;
             resourceInputs["purchaseKey"] = undefined /*out*/;
@@ -122,6 +132,7 @@ export class ProxyOrder extends pulumi.CustomResource {
             resourceInputs["adoptOrderId"] = undefined /*out*/;
             resourceInputs["createdAt"] = undefined /*out*/;
             resourceInputs["credentials"] = undefined /*out*/;
+            resourceInputs["expiresAt"] = undefined /*out*/;
             resourceInputs["idempotencyKey"] = undefined /*out*/;
             resourceInputs["orderId"] = undefined /*out*/;
             resourceInputs["planId"] = undefined /*out*/;
@@ -129,6 +140,7 @@ export class ProxyOrder extends pulumi.CustomResource {
             resourceInputs["purchaseKey"] = undefined /*out*/;
             resourceInputs["readyAt"] = undefined /*out*/;
             resourceInputs["readyTimeout"] = undefined /*out*/;
+            resourceInputs["renewBefore"] = undefined /*out*/;
             resourceInputs["status"] = undefined /*out*/;
             resourceInputs["statusReason"] = undefined /*out*/;
             resourceInputs["waitForReady"] = undefined /*out*/;
@@ -160,6 +172,10 @@ export interface ProxyOrderArgs {
      * How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). `customTimeouts.create` (and `.update`), when set, take its place. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.
      */
     readyTimeout?: pulumi.Input<string>;
+    /**
+     * Renew the order this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d). Once the order's `expiresAt` is that close, the preview plans a replacement and `pulumi up` buys a new order (new proxies: the API cannot extend one), waits for it, and only then stops tracking the old one. It must be shorter than the plan's lifetime. Unset (the default), nothing is renewed, since a renewal is a purchase; refresh and preview warn 7 days before expiry.
+     */
+    renewBefore?: pulumi.Input<string>;
     /**
      * Wait until the order is `active` and its proxies are assigned. Defaults to true.
      */

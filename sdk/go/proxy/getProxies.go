@@ -25,6 +25,8 @@ func GetProxies(ctx *pulumi.Context, args *GetProxiesArgs, opts ...pulumi.Invoke
 type GetProxiesArgs struct {
 	// Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas.
 	Country *string `pulumi:"country"`
+	// Only proxies that expire before this time (RFC 3339, such as `2026-12-01T00:00:00Z`); proxies with no known expiry are left out. Filtered by the provider: the API has no such query.
+	ExpiresBefore *string `pulumi:"expiresBefore"`
 	// Return the proxies' credentials too, as a secret. Defaults to false.
 	IncludeCredentials *bool `pulumi:"includeCredentials"`
 	// Only proxies provisioned by this order.
@@ -52,6 +54,8 @@ func GetProxiesOutput(ctx *pulumi.Context, args GetProxiesOutputArgs, opts ...pu
 type GetProxiesOutputArgs struct {
 	// Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas.
 	Country pulumi.StringPtrInput `pulumi:"country"`
+	// Only proxies that expire before this time (RFC 3339, such as `2026-12-01T00:00:00Z`); proxies with no known expiry are left out. Filtered by the provider: the API has no such query.
+	ExpiresBefore pulumi.StringPtrInput `pulumi:"expiresBefore"`
 	// Return the proxies' credentials too, as a secret. Defaults to false.
 	IncludeCredentials pulumi.BoolPtrInput `pulumi:"includeCredentials"`
 	// Only proxies provisioned by this order.

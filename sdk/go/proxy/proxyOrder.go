@@ -24,6 +24,8 @@ type ProxyOrder struct {
 	CreatedAt pulumi.StringPtrOutput `pulumi:"createdAt"`
 	// Credentials of the proxies, in the same order as `proxies`. Always secret.
 	Credentials ProxyCredentialArrayOutput `pulumi:"credentials"`
+	// When the order expires (RFC 3339): the earliest expiry of the order and its proxies, as of the last create, update or refresh; absent when the API reported none.
+	ExpiresAt pulumi.StringPtrOutput `pulumi:"expiresAt"`
 	// Idempotency key of the purchase. Defaults to a key derived from the project, stack, resource name and plan, so that running `pulumi up` again never buys twice.
 	IdempotencyKey pulumi.StringOutput `pulumi:"idempotencyKey"`
 	// The order id, such as `ord_...` (also the resource's id).
@@ -38,6 +40,8 @@ type ProxyOrder struct {
 	ReadyAt pulumi.StringPtrOutput `pulumi:"readyAt"`
 	// How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). `customTimeouts.create` (and `.update`), when set, take its place. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.
 	ReadyTimeout pulumi.StringOutput `pulumi:"readyTimeout"`
+	// Renew the order this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d). Once the order's `expiresAt` is that close, the preview plans a replacement and `pulumi up` buys a new order (new proxies: the API cannot extend one), waits for it, and only then stops tracking the old one. It must be shorter than the plan's lifetime. Unset (the default), nothing is renewed, since a renewal is a purchase; refresh and preview warn 7 days before expiry.
+	RenewBefore pulumi.StringPtrOutput `pulumi:"renewBefore"`
 	// `pending`, `provisioning`, `active`, `failed`, `cancelled` or `expired`, as of the last create, update or refresh.
 	Status pulumi.StringOutput `pulumi:"status"`
 	// Why the order failed or was cancelled, when it did.
@@ -107,6 +111,8 @@ type proxyOrderArgs struct {
 	PlanId string `pulumi:"planId"`
 	// How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). `customTimeouts.create` (and `.update`), when set, take its place. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.
 	ReadyTimeout *string `pulumi:"readyTimeout"`
+	// Renew the order this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d). Once the order's `expiresAt` is that close, the preview plans a replacement and `pulumi up` buys a new order (new proxies: the API cannot extend one), waits for it, and only then stops tracking the old one. It must be shorter than the plan's lifetime. Unset (the default), nothing is renewed, since a renewal is a purchase; refresh and preview warn 7 days before expiry.
+	RenewBefore *string `pulumi:"renewBefore"`
 	// Wait until the order is `active` and its proxies are assigned. Defaults to true.
 	WaitForReady *bool `pulumi:"waitForReady"`
 }
@@ -121,6 +127,8 @@ type ProxyOrderArgs struct {
 	PlanId pulumi.StringInput
 	// How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). `customTimeouts.create` (and `.update`), when set, take its place. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.
 	ReadyTimeout pulumi.StringPtrInput
+	// Renew the order this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d). Once the order's `expiresAt` is that close, the preview plans a replacement and `pulumi up` buys a new order (new proxies: the API cannot extend one), waits for it, and only then stops tracking the old one. It must be shorter than the plan's lifetime. Unset (the default), nothing is renewed, since a renewal is a purchase; refresh and preview warn 7 days before expiry.
+	RenewBefore pulumi.StringPtrInput
 	// Wait until the order is `active` and its proxies are assigned. Defaults to true.
 	WaitForReady pulumi.BoolPtrInput
 }
@@ -227,6 +235,11 @@ func (o ProxyOrderOutput) Credentials() ProxyCredentialArrayOutput {
 	return o.ApplyT(func(v *ProxyOrder) ProxyCredentialArrayOutput { return v.Credentials }).(ProxyCredentialArrayOutput)
 }
 
+// When the order expires (RFC 3339): the earliest expiry of the order and its proxies, as of the last create, update or refresh; absent when the API reported none.
+func (o ProxyOrderOutput) ExpiresAt() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *ProxyOrder) pulumi.StringPtrOutput { return v.ExpiresAt }).(pulumi.StringPtrOutput)
+}
+
 // Idempotency key of the purchase. Defaults to a key derived from the project, stack, resource name and plan, so that running `pulumi up` again never buys twice.
 func (o ProxyOrderOutput) IdempotencyKey() pulumi.StringOutput {
 	return o.ApplyT(func(v *ProxyOrder) pulumi.StringOutput { return v.IdempotencyKey }).(pulumi.StringOutput)
@@ -260,6 +273,11 @@ func (o ProxyOrderOutput) ReadyAt() pulumi.StringPtrOutput {
 // How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). `customTimeouts.create` (and `.update`), when set, take its place. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.
 func (o ProxyOrderOutput) ReadyTimeout() pulumi.StringOutput {
 	return o.ApplyT(func(v *ProxyOrder) pulumi.StringOutput { return v.ReadyTimeout }).(pulumi.StringOutput)
+}
+
+// Renew the order this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d). Once the order's `expiresAt` is that close, the preview plans a replacement and `pulumi up` buys a new order (new proxies: the API cannot extend one), waits for it, and only then stops tracking the old one. It must be shorter than the plan's lifetime. Unset (the default), nothing is renewed, since a renewal is a purchase; refresh and preview warn 7 days before expiry.
+func (o ProxyOrderOutput) RenewBefore() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *ProxyOrder) pulumi.StringPtrOutput { return v.RenewBefore }).(pulumi.StringPtrOutput)
 }
 
 // `pending`, `provisioning`, `active`, `failed`, `cancelled` or `expired`, as of the last create, update or refresh.

@@ -61,6 +61,7 @@ class AwaitableGetProxiesResult(GetProxiesResult):
 
 
 def get_proxies(country: Optional[builtins.str] = None,
+                expires_before: Optional[builtins.str] = None,
                 include_credentials: Optional[builtins.bool] = None,
                 order_id: Optional[builtins.str] = None,
                 type: Optional[builtins.str] = None,
@@ -70,12 +71,14 @@ def get_proxies(country: Optional[builtins.str] = None,
 
 
     :param builtins.str country: Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas.
+    :param builtins.str expires_before: Only proxies that expire before this time (RFC 3339, such as `2026-12-01T00:00:00Z`); proxies with no known expiry are left out. Filtered by the provider: the API has no such query.
     :param builtins.bool include_credentials: Return the proxies' credentials too, as a secret. Defaults to false.
     :param builtins.str order_id: Only proxies provisioned by this order.
     :param builtins.str type: Only proxies of this type; several types separated by commas.
     """
     __args__ = dict()
     __args__['country'] = country
+    __args__['expiresBefore'] = expires_before
     __args__['includeCredentials'] = include_credentials
     __args__['orderId'] = order_id
     __args__['type'] = type
@@ -86,6 +89,7 @@ def get_proxies(country: Optional[builtins.str] = None,
         credentials=pulumi.get(__ret__, 'credentials'),
         proxies=pulumi.get(__ret__, 'proxies'))
 def get_proxies_output(country: Optional[pulumi.Input[Optional[builtins.str]]] = None,
+                       expires_before: Optional[pulumi.Input[Optional[builtins.str]]] = None,
                        include_credentials: Optional[pulumi.Input[Optional[builtins.bool]]] = None,
                        order_id: Optional[pulumi.Input[Optional[builtins.str]]] = None,
                        type: Optional[pulumi.Input[Optional[builtins.str]]] = None,
@@ -95,12 +99,14 @@ def get_proxies_output(country: Optional[pulumi.Input[Optional[builtins.str]]] =
 
 
     :param builtins.str country: Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas.
+    :param builtins.str expires_before: Only proxies that expire before this time (RFC 3339, such as `2026-12-01T00:00:00Z`); proxies with no known expiry are left out. Filtered by the provider: the API has no such query.
     :param builtins.bool include_credentials: Return the proxies' credentials too, as a secret. Defaults to false.
     :param builtins.str order_id: Only proxies provisioned by this order.
     :param builtins.str type: Only proxies of this type; several types separated by commas.
     """
     __args__ = dict()
     __args__['country'] = country
+    __args__['expiresBefore'] = expires_before
     __args__['includeCredentials'] = include_credentials
     __args__['orderId'] = order_id
     __args__['type'] = type

@@ -25,6 +25,7 @@ class ProxyOrderArgs:
                  adopt_order_id: Optional[pulumi.Input[builtins.str]] = None,
                  idempotency_key: Optional[pulumi.Input[builtins.str]] = None,
                  ready_timeout: Optional[pulumi.Input[builtins.str]] = None,
+                 renew_before: Optional[pulumi.Input[builtins.str]] = None,
                  wait_for_ready: Optional[pulumi.Input[builtins.bool]] = None):
         """
         The set of arguments for constructing a ProxyOrder resource.
@@ -32,6 +33,7 @@ class ProxyOrderArgs:
         :param pulumi.Input[builtins.str] adopt_order_id: The id of an existing order to track instead of buying one. `pulumi import` does the same for a new resource; this input adopts in place, for example after a lost state.
         :param pulumi.Input[builtins.str] idempotency_key: Idempotency key of the purchase. Defaults to a key derived from the project, stack, resource name and plan, so that running `pulumi up` again never buys twice.
         :param pulumi.Input[builtins.str] ready_timeout: How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). `customTimeouts.create` (and `.update`), when set, take its place. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.
+        :param pulumi.Input[builtins.str] renew_before: Renew the order this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d). Once the order's `expiresAt` is that close, the preview plans a replacement and `pulumi up` buys a new order (new proxies: the API cannot extend one), waits for it, and only then stops tracking the old one. It must be shorter than the plan's lifetime. Unset (the default), nothing is renewed, since a renewal is a purchase; refresh and preview warn 7 days before expiry.
         :param pulumi.Input[builtins.bool] wait_for_ready: Wait until the order is `active` and its proxies are assigned. Defaults to true.
         """
         pulumi.set(__self__, "plan_id", plan_id)
@@ -43,6 +45,8 @@ class ProxyOrderArgs:
             ready_timeout = '20m'
         if ready_timeout is not None:
             pulumi.set(__self__, "ready_timeout", ready_timeout)
+        if renew_before is not None:
+            pulumi.set(__self__, "renew_before", renew_before)
         if wait_for_ready is None:
             wait_for_ready = True
         if wait_for_ready is not None:
@@ -97,6 +101,18 @@ class ProxyOrderArgs:
         pulumi.set(self, "ready_timeout", value)
 
     @property
+    @pulumi.getter(name="renewBefore")
+    def renew_before(self) -> Optional[pulumi.Input[builtins.str]]:
+        """
+        Renew the order this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d). Once the order's `expiresAt` is that close, the preview plans a replacement and `pulumi up` buys a new order (new proxies: the API cannot extend one), waits for it, and only then stops tracking the old one. It must be shorter than the plan's lifetime. Unset (the default), nothing is renewed, since a renewal is a purchase; refresh and preview warn 7 days before expiry.
+        """
+        return pulumi.get(self, "renew_before")
+
+    @renew_before.setter
+    def renew_before(self, value: Optional[pulumi.Input[builtins.str]]):
+        pulumi.set(self, "renew_before", value)
+
+    @property
     @pulumi.getter(name="waitForReady")
     def wait_for_ready(self) -> Optional[pulumi.Input[builtins.bool]]:
         """
@@ -119,6 +135,7 @@ class ProxyOrder(pulumi.CustomResource):
                  idempotency_key: Optional[pulumi.Input[builtins.str]] = None,
                  plan_id: Optional[pulumi.Input[builtins.str]] = None,
                  ready_timeout: Optional[pulumi.Input[builtins.str]] = None,
+                 renew_before: Optional[pulumi.Input[builtins.str]] = None,
                  wait_for_ready: Optional[pulumi.Input[builtins.bool]] = None,
                  __props__=None):
         """
@@ -132,6 +149,7 @@ class ProxyOrder(pulumi.CustomResource):
         :param pulumi.Input[builtins.str] idempotency_key: Idempotency key of the purchase. Defaults to a key derived from the project, stack, resource name and plan, so that running `pulumi up` again never buys twice.
         :param pulumi.Input[builtins.str] plan_id: The plan to buy, such as `dc-us-5`. Changing it buys a new order (a replacement).
         :param pulumi.Input[builtins.str] ready_timeout: How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). `customTimeouts.create` (and `.update`), when set, take its place. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.
+        :param pulumi.Input[builtins.str] renew_before: Renew the order this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d). Once the order's `expiresAt` is that close, the preview plans a replacement and `pulumi up` buys a new order (new proxies: the API cannot extend one), waits for it, and only then stops tracking the old one. It must be shorter than the plan's lifetime. Unset (the default), nothing is renewed, since a renewal is a purchase; refresh and preview warn 7 days before expiry.
         :param pulumi.Input[builtins.bool] wait_for_ready: Wait until the order is `active` and its proxies are assigned. Defaults to true.
         """
         ...
@@ -164,6 +182,7 @@ class ProxyOrder(pulumi.CustomResource):
                  idempotency_key: Optional[pulumi.Input[builtins.str]] = None,
                  plan_id: Optional[pulumi.Input[builtins.str]] = None,
                  ready_timeout: Optional[pulumi.Input[builtins.str]] = None,
+                 renew_before: Optional[pulumi.Input[builtins.str]] = None,
                  wait_for_ready: Optional[pulumi.Input[builtins.bool]] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
@@ -182,11 +201,13 @@ class ProxyOrder(pulumi.CustomResource):
             if ready_timeout is None:
                 ready_timeout = '20m'
             __props__.__dict__["ready_timeout"] = ready_timeout
+            __props__.__dict__["renew_before"] = renew_before
             if wait_for_ready is None:
                 wait_for_ready = True
             __props__.__dict__["wait_for_ready"] = wait_for_ready
             __props__.__dict__["created_at"] = None
             __props__.__dict__["credentials"] = None
+            __props__.__dict__["expires_at"] = None
             __props__.__dict__["order_id"] = None
             __props__.__dict__["proxies"] = None
             __props__.__dict__["purchase_key"] = None
@@ -220,6 +241,7 @@ class ProxyOrder(pulumi.CustomResource):
         __props__.__dict__["adopt_order_id"] = None
         __props__.__dict__["created_at"] = None
         __props__.__dict__["credentials"] = None
+        __props__.__dict__["expires_at"] = None
         __props__.__dict__["idempotency_key"] = None
         __props__.__dict__["order_id"] = None
         __props__.__dict__["plan_id"] = None
@@ -227,6 +249,7 @@ class ProxyOrder(pulumi.CustomResource):
         __props__.__dict__["purchase_key"] = None
         __props__.__dict__["ready_at"] = None
         __props__.__dict__["ready_timeout"] = None
+        __props__.__dict__["renew_before"] = None
         __props__.__dict__["status"] = None
         __props__.__dict__["status_reason"] = None
         __props__.__dict__["wait_for_ready"] = None
@@ -255,6 +278,14 @@ class ProxyOrder(pulumi.CustomResource):
         Credentials of the proxies, in the same order as `proxies`. Always secret.
         """
         return pulumi.get(self, "credentials")
+
+    @property
+    @pulumi.getter(name="expiresAt")
+    def expires_at(self) -> pulumi.Output[Optional[builtins.str]]:
+        """
+        When the order expires (RFC 3339): the earliest expiry of the order and its proxies, as of the last create, update or refresh; absent when the API reported none.
+        """
+        return pulumi.get(self, "expires_at")
 
     @property
     @pulumi.getter(name="idempotencyKey")
@@ -311,6 +342,14 @@ class ProxyOrder(pulumi.CustomResource):
         How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). `customTimeouts.create` (and `.update`), when set, take its place. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.
         """
         return pulumi.get(self, "ready_timeout")
+
+    @property
+    @pulumi.getter(name="renewBefore")
+    def renew_before(self) -> pulumi.Output[Optional[builtins.str]]:
+        """
+        Renew the order this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d). Once the order's `expiresAt` is that close, the preview plans a replacement and `pulumi up` buys a new order (new proxies: the API cannot extend one), waits for it, and only then stops tracking the old one. It must be shorter than the plan's lifetime. Unset (the default), nothing is renewed, since a renewal is a purchase; refresh and preview warn 7 days before expiry.
+        """
+        return pulumi.get(self, "renew_before")
 
     @property
     @pulumi.getter
