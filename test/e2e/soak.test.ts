@@ -6,10 +6,10 @@
  *
  * The seed is printed; `SOAK_SEED=<seed> TEST_LEGS=main npm test -- test/e2e/soak.test.ts` replays a run.
  */
-import { spawn } from "node:child_process";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "../../sandbox";
-import { ORDER_TYPE, pulumiBinary, PulumiProgram } from "../helpers/pulumi";
+import { ORDER_TYPE, PulumiProgram } from "../helpers/pulumi";
 
 const ORDERS = 4;
 const ROUNDS = 4;
@@ -24,32 +24,6 @@ function seeded(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-}
-
-/** Runs `pulumi up` in its own process group and kills the whole group with SIGKILL after `afterMs`. */
-function upKilledAfter(program: PulumiProgram, afterMs: number): Promise<string> {
-  return new Promise((resolve) => {
-    const child = spawn(pulumiBinary(), ["up", "--yes", "--skip-preview", "--non-interactive"], {
-      cwd: program.dir,
-      env: program.env,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (out += d.toString()));
-    const timer = setTimeout(() => {
-      try {
-        process.kill(-(child.pid ?? 0), "SIGKILL");
-      } catch {
-        // It ended on its own first.
-      }
-    }, afterMs);
-    child.on("close", () => {
-      clearTimeout(timer);
-      resolve(out);
-    });
-  });
 }
 
 describe("fault soak with the real CLI", () => {
@@ -96,7 +70,7 @@ describe("fault soak with the real CLI", () => {
       if (killAfterMs === undefined) {
         await program.run(["up", "--yes", "--skip-preview"], { allowFailure: true });
       } else {
-        await upKilledAfter(program, killAfterMs);
+        await program.upKilled(sleep(killAfterMs));
         // As a user would after a crash: a killed CLI leaves its stack lock behind.
         await program.run(["cancel", "--yes"], { allowFailure: true });
       }

@@ -2,7 +2,7 @@
  * Drives the real Pulumi CLI for end-to-end tests: an isolated PULUMI_HOME, a local file backend in a temporary
  * folder, a passphrase for secrets, and the offline settings. Every failure throws with the CLI's own output.
  */
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readlinkSync, renameSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -159,6 +159,38 @@ export class PulumiProgram {
 
   destroy(...extra: string[]): Promise<JsonSummary & CliResult> {
     return this.json(["destroy", "--yes", "--skip-preview", ...extra]);
+  }
+
+  /**
+   * Runs `pulumi up` in its own process group and kills the whole group with SIGKILL once `killWhen` settles (unless
+   * it ended first); resolves with what it printed.
+   */
+  upKilled(killWhen: Promise<unknown>): Promise<string> {
+    return new Promise((resolvePromise) => {
+      const child = spawn(pulumiBinary(), ["up", "--yes", "--skip-preview", "--non-interactive"], {
+        cwd: this.dir,
+        env: this.env,
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let out = "";
+      let ended = false;
+      child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+      child.stderr.on("data", (d: Buffer) => (out += d.toString()));
+      const kill = () => {
+        if (ended) return;
+        try {
+          process.kill(-(child.pid ?? 0), "SIGKILL");
+        } catch {
+          // It ended on its own first.
+        }
+      };
+      killWhen.then(kill, kill);
+      child.on("close", () => {
+        ended = true;
+        resolvePromise(out);
+      });
+    });
   }
 
   /** Stack outputs; secrets stay `[secret]` unless asked for. */
