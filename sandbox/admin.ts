@@ -1,6 +1,7 @@
 /**
- * The sandbox's admin routes under `/__sandbox/` (only with `enableAdmin`): fault injection and the records, for
- * tests that drive a sandbox in another process. They need the sandbox's full API key.
+ * The sandbox's admin routes under `/__sandbox/` (only with `enableAdmin`): fault injection, the clock, the settings of
+ * new orders and the records, for tests and demos that drive a sandbox in another process. They need the sandbox's
+ * full API key.
  */
 import type { FailFault } from "./faults";
 import { parseMaybe, Problem } from "./http";
@@ -19,7 +20,6 @@ export function handleAdmin(
     if (input.failNext) sandbox.faults.failNext(input.failNext as FailFault);
     if (typeof input.resetAfterCommit === "number") sandbox.faults.resetAfterCommit = input.resetAfterCommit;
     if (typeof input.delayMs === "number") sandbox.faults.delayMs = input.delayMs;
-    if (typeof input.advanceClockMs === "number") sandbox.clock.advance(input.advanceClockMs);
     if (typeof input.notFoundReadsForNewOrders === "number") {
       sandbox.faults.notFoundReadsForNewOrders = input.notFoundReadsForNewOrders;
     }

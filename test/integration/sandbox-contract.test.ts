@@ -115,4 +115,26 @@ describe("sandbox: admin routes (enabled by flag)", () => {
     const refused = await request(admin.url + "/__sandbox/requests", { headers: { authorization: "Bearer nope" } });
     expect(refused.statusCode).toBe(401);
   });
+
+  it("sets the lifetime of new orders and moves the clock forward, so an order expires without waiting", async () => {
+    const auth = { authorization: `Bearer ${admin.apiKey}`, "content-type": "application/json" };
+    const post = async (path: string, body: unknown) => {
+      const answer = await request(admin.url + path, { method: "POST", headers: auth, body: JSON.stringify(body) });
+      return { status: answer.statusCode, body: (await answer.body.json()) as Record<string, unknown> };
+    };
+    expect(await post("/__sandbox/settings", { provisioningMs: 0, orderLifetimeMs: 5000 })).toEqual({
+      status: 200,
+      body: { provisioningMs: 0, orderLifetimeMs: 5000 },
+    });
+    const bought = await request(admin.url + "/v1/orders", { method: "POST", headers: auth, body: JSON.stringify({ plan_id: "dc-us-5" }) });
+    const { id } = (await bought.body.json()) as { id: string };
+    expect(admin.orderStatus(id)).toBe("active");
+    const moved = await post("/__sandbox/clock", { advanceMs: 5000 });
+    expect(moved.status).toBe(200);
+    // The sandbox's time now runs 5 s ahead of the real one.
+    expect(Date.parse(String(moved.body.now)) - Date.now()).toBeGreaterThan(4000);
+    expect(admin.orderStatus(id)).toBe("expired");
+    expect((await post("/__sandbox/clock", { advanceMs: -1 })).status).toBe(400);
+    expect((await post("/__sandbox/settings", { orderLifetimeMs: "1d" })).status).toBe(400);
+  });
 });

@@ -1,0 +1,23 @@
+/**
+ * Renewal of a ProxyOrder from a YAML program through the plugin, with the real CLI: the reason on the order's own row.
+ */
+import { describe, it } from "vitest";
+import { installPlugin, pathWithoutNode } from "../helpers/plugin-archive";
+import { buyThenRenew, LIFETIME_MS, RENEW_BEFORE } from "../helpers/renewal";
+import { useStack } from "../helpers/stack";
+
+describe("renewal of a ProxyOrder from a YAML program through the plugin (real CLI)", () => {
+  const stack = useStack("test/e2e/programs/plugin-renewal", {
+    stack: "renewal",
+    sandbox: { provisioningMs: 1000, orderLifetimeMs: LIFETIME_MS },
+    prepare: async (program) => {
+      await installPlugin(program);
+      program.env.PATH = pathWithoutNode();
+      await program.config("renewBefore", RENEW_BEFORE);
+    },
+  });
+
+  it("renews inside the window: one replacement with its reason, one purchase, new outputs, then nothing", async () => {
+    await buyThenRenew(stack, true);
+  }, 600_000);
+});
