@@ -5,7 +5,7 @@
 import * as grpc from "@grpc/grpc-js";
 import { EngineClient } from "@pulumi/pulumi/proto/engine_grpc_pb";
 import { LogRequest, LogSeverity } from "@pulumi/pulumi/proto/engine_pb";
-import type { ProviderLog } from "../provider/order-provider";
+import type { ProviderLog } from "../provider/rate-limit-report";
 
 /** Sends log messages to the engine at `address`; without one (a test), to stderr. */
 export class EngineLog {

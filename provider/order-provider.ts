@@ -6,59 +6,27 @@
  * outputs or in an error message, and leaves the state only when its absence is certain (absence.ts).
  */
 import type * as pulumi from "@pulumi/pulumi";
-import type { BudgetSummary, RequestBudget } from "../client/budget";
 import { ProxyApiClient } from "../client/client";
-import { AuthenticationError, NotFoundError, PermissionError, ProxyError } from "../client/errors";
+import { AuthenticationError, PermissionError, ProxyError } from "../client/errors";
 import type { ClientOptions } from "../client/request";
-import { isPendingState, isSpentState, isTargetState } from "../contract/states";
-import type { Order } from "../contract/types";
-import { confirmOrderGone, type AbsenceCheckOptions } from "./absence";
+import { isPendingState, isSpentState } from "../contract/states";
+import type { AbsenceCheckOptions } from "./absence";
 import { ConfigurationError, resolveSettings, type ConfigLookup } from "./config";
 import { formatDuration, parseDuration } from "./duration";
-import { nextPurchaseKey, purchaseKey, type PurchaseIdentity } from "./idempotency";
+import { purchaseKey, type PurchaseIdentity } from "./idempotency";
 import { checkInputs, INPUT_DEFAULTS } from "./inputs";
 import { inputsOf, toOutputs, type OrderInputs, type OrderOutputs } from "./order-state";
+import { createPurchaseFlow, type PurchaseOutcome } from "./purchase";
 import { PartialOrderError, partialProperties, UNKNOWN, type WithProvider } from "./pulumi-host";
+import type { ProviderLog } from "./rate-limit-report";
 import { assessExpiry, expiryMessage, planSuccessor, replacesOrder, takePlannedSuccessor } from "./renewal";
-import { OrderFailedError, OrderWaitCancelledError, OrderWaitTimeoutError, waitForOrder, type WaitOptions } from "./wait";
+import type { WaitOptions } from "./wait";
 
-/** Re-purchases after spent orders, per create, before giving up (each one was reported). */
-const MAX_REPURCHASES = 3;
-
-/** Least time between two of a resource's lines about the rate limit. */
-const HELD_REPORT_EVERY_MS = 30_000;
+export type { ProviderLog } from "./rate-limit-report";
 
 /** How long an order may take to become ready: the engine's `customTimeouts` when given, else its `readyTimeout`. */
-function readyWithinMs(inputs: OrderInputs, operation: OperationOptions): number {
+function readyWithinMs(inputs: Pick<OrderInputs, "readyTimeout">, operation: OperationOptions): number {
   return operation.timeoutMs ?? parseDuration(inputs.readyTimeout) ?? 0;
-}
-
-/** Purchases through one request budget (one per API key and process), for the rate limit's summary line. */
-interface Fleet {
-  waiting: number;
-  /** Orders bought so far; an order an earlier run bought counts too. */
-  bought: number;
-}
-
-/**
- * Every core of a process shares these (the plugin makes one core per operation): one fleet per budget, summarised
- * once, on the log of the first core that used it.
- */
-const fleets = new WeakMap<RequestBudget, Fleet>();
-
-function fleetOf(budget: RequestBudget, log: ProviderLog): Fleet {
-  const known = fleets.get(budget);
-  if (known) return known;
-  const fleet: Fleet = { waiting: 0, bought: 0 };
-  fleets.set(budget, fleet);
-  budget.onSummary((s: BudgetSummary) => {
-    const throttled = s.throttled > 0 ? `, ${s.throttled} answered 429 since the last summary` : "";
-    log.info(
-      `proxy: the API's rate limit is holding ${s.held} request(s) back (sending about ${s.sentPerSecond.toFixed(1)}/s${throttled}); ` +
-        `${fleet.bought} order(s) bought so far, ${fleet.waiting} waiting to be bought`,
-    );
-  });
-  return fleet;
 }
 
 /** What a 401 or 403 during refresh means: the key used is the one stored with the stack's last `pulumi up`. */
@@ -66,12 +34,6 @@ const STORED_CONFIG_ADVICE =
   "During `pulumi refresh` and `pulumi destroy`, Pulumi runs the provider with the stack configuration stored in the " +
   "state by the last `pulumi up`, not the one you have now. If you rotated the key, run `pulumi up` or " +
   "`pulumi refresh --run-program` to apply the new one.";
-
-/** Where provider messages go. In the provider process: Pulumi's log, which the CLI shows. */
-export interface ProviderLog {
-  info(message: string): void;
-  warn(message: string): void;
-}
 
 /** The resource an import is for: what the derived idempotency key is made of, but the plan. */
 export type ResourceIdentity = Omit<PurchaseIdentity, "planId">;
@@ -127,118 +89,50 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
     });
   };
 
-  /** Adds up the time one resource's requests were held back, and says so at most every 30 s once it is long. */
-  const heldReporter = (what: () => string) => {
-    let total = 0;
-    let reported = 0;
-    return (heldMs: number) => {
-      total += heldMs;
-      if (total - reported >= HELD_REPORT_EVERY_MS) {
-        reported = total;
-        log.info(`proxy: ${what()} has waited ${formatDuration(total)} so far for the API's rate limit`);
-      }
-    };
+  const flow = createPurchaseFlow({ log, summaryLog: options.summaryLog ?? log, now, wait: options.wait, absence: options.absence });
+
+  /** The create's or update's result for an outcome: outputs, or the error that says what happened and what is kept. */
+  const settle = (inputs: WithProvider<OrderInputs>, outcome: PurchaseOutcome): { id: string; outs: OrderOutputs } => {
+    const { order, purchaseKey: key } = outcome;
+    if (outcome.kind === "done") return { id: order.id, outs: toOutputs(inputs, order, key) };
+    if (outcome.kind === "failed") {
+      throw new ProxyError(
+        `${outcome.error.message} Nothing usable was provisioned and it is not kept in the state. ` +
+          (inputs.adoptOrderId
+            ? "Remove adoptOrderId to buy a new order with the next `pulumi up`."
+            : "Run `pulumi up` again to buy again: the retry uses an idempotency key derived from this failed order, " +
+              "so it cannot buy twice."),
+        "order_failed",
+        { cause: outcome.error },
+      );
+    }
+    const message =
+      `${outcome.reason}. Order ${order.id} is recorded in the state with status "${order.status}"; ` +
+      "run `pulumi up` again to resume waiting (nothing is bought again), or `pulumi refresh` to see its state.";
+    throw new PartialOrderError(message, order.id, partialProperties(toOutputs(inputs, order, key), inputs));
   };
 
-  /** The order, or "gone" when its absence is certain; rejects when a 404 cannot be confirmed. */
-  const readOrder = async (api: ProxyApiClient, id: string): Promise<Order | "gone"> => {
-    try {
-      return (await api.getOrder(id)).order;
-    } catch (error) {
-      if (!(error instanceof NotFoundError)) throw error;
-      return confirmOrderGone(api, id, error, options.absence);
-    }
-  };
-
-  /** Waits for the order; a timeout or lost contact becomes a partial result carrying the order's id. */
-  const waitOrRecord = async (
-    api: ProxyApiClient,
-    inputs: WithProvider<OrderInputs>,
-    order: Order,
-    purchaseKey: string | null,
-    operation: OperationOptions,
-    onHeld: (heldMs: number) => void,
-  ): Promise<OrderOutputs> => {
-    try {
-      const ready = await waitForOrder({
-        client: api,
-        orderId: order.id,
-        signal: operation.signal,
-        deadline: (options.wait?.clock?.now() ?? Date.now()) + readyWithinMs(inputs, operation),
-        lastSeen: order,
-        onProgress: (p) => log.info(`proxy: order ${p.orderId} is ${p.status} (waited ${formatDuration(p.waitedMs)})`),
-        onHeld,
-        ...options.wait,
-      });
-      return toOutputs(inputs, ready, purchaseKey);
-    } catch (error) {
-      if (error instanceof OrderFailedError) {
-        throw new ProxyError(
-          `${error.message} Nothing usable was provisioned and it is not kept in the state. ` +
-            (inputs.adoptOrderId
-              ? "Remove adoptOrderId to buy a new order with the next `pulumi up`."
-              : "Run `pulumi up` again to buy again: the retry uses an idempotency key derived from this failed order, " +
-                "so it cannot buy twice."),
-          "order_failed",
-          { cause: error },
-        );
-      }
-      const last = (error instanceof OrderWaitTimeoutError || error instanceof OrderWaitCancelledError) && error.lastSeen ? error.lastSeen : order;
-      const why = (error instanceof Error ? error.message : String(error)).replace(/\.\s*$/, "");
-      const message =
-        `${why}. Order ${order.id} is recorded in the state with status "${last.status}"; ` +
-        "run `pulumi up` again to resume waiting (nothing is bought again), or `pulumi refresh` to see its state.";
-      throw new PartialOrderError(message, order.id, partialProperties(toOutputs(inputs, last, purchaseKey), inputs));
-    }
-  };
+  /** When an operation must end: the deadline of the purchase's turn under the rate limit and of the wait. */
+  const deadlineOf = (inputs: OrderInputs, operation: OperationOptions) => Date.now() + readyWithinMs(inputs, operation);
 
   /** Buys the plan, or carries on with the order an earlier run bought with the same key. */
   const buy = async (api: ProxyApiClient, inputs: WithProvider<OrderInputs>, operation: OperationOptions) => {
     // A renewal or a replacement of a spent order buys with the key diff derived from the order it follows.
-    let key = takePlannedSuccessor(inputs.idempotencyKey) ?? inputs.idempotencyKey;
-    let orderId: string | undefined;
-    const onHeld = heldReporter(() => (orderId ? `order ${orderId}` : `the purchase of plan ${inputs.planId}`));
-    // A purchase the rate limit holds back may wait for its turn as long as the order may wait to be ready.
-    const deadline = Date.now() + readyWithinMs(inputs, operation);
-    const fleet = fleetOf(api.budget, options.summaryLog ?? log);
-    for (let repurchase = 0; ; repurchase++) {
-      fleet.waiting += 1;
-      const { order, replayed, boughtBeforeThisCall } = await api
-        .createOrder({ planId: inputs.planId, idempotencyKey: key }, { onHeld, deadline })
-        .finally(() => (fleet.waiting -= 1));
-      fleet.bought += 1;
-      orderId = order.id;
-      // Only an order bought before this create began may be bought again: one that is spent, or due for renewal
-      // (diff planned no successor key, so the key met it again). A spent order this very call may have bought (its
-      // answer lost, then replayed) goes on to the waiter, which reports it as failed, by id.
-      const spent = isSpentState(order.status);
-      const due = replacesOrder(assessExpiry(toOutputs(inputs, order, key), now()));
-      if (!(boughtBeforeThisCall && (spent || due))) {
-        if (replayed) {
-          log.info(`proxy: order ${order.id} was bought earlier with this key; carrying on with it (not bought again)`);
-        }
-        const outs = inputs.waitForReady ? await waitOrRecord(api, inputs, order, key, operation, onHeld) : toOutputs(inputs, order, key);
-        return { id: order.id, outs };
-      }
-      if (repurchase >= MAX_REPURCHASES) {
-        throw new ProxyError(
-          `Order ${order.id} for plan ${inputs.planId} ended "${order.status}", as did the ${repurchase} purchases before it. ` +
-            "Not buying again automatically; check the plan with the provider's support.",
-          "repeated_failures",
-        );
-      }
-      log.warn(
-        `proxy: order ${order.id} (bought by an earlier run with this key) ` +
-          (spent ? `ended "${order.status}"` : "is due for renewal") +
-          "; buying again with a key derived from it",
-      );
-      key = nextPurchaseKey(key, order.id);
-    }
+    const key = takePlannedSuccessor(inputs.idempotencyKey) ?? inputs.idempotencyKey;
+    const outcome = await flow.purchase(api, {
+      planId: inputs.planId,
+      key,
+      renewBefore: inputs.renewBefore,
+      waitForReady: inputs.waitForReady,
+      deadline: deadlineOf(inputs, operation),
+      signal: operation.signal,
+    });
+    return settle(inputs, outcome);
   };
 
   /** Tracks an order that exists instead of buying one: the stand-in for `pulumi import`. */
   const adopt = async (api: ProxyApiClient, inputs: WithProvider<OrderInputs>, id: string, operation: OperationOptions) => {
-    const order = await readOrder(api, id);
+    const order = await flow.readOrder(api, id);
     if (order === "gone") {
       throw new ProxyError(
         `adoptOrderId: order ${id} does not exist for this API key. Check the id (the orderId output of the old stack, ` +
@@ -260,9 +154,8 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
       );
     }
     log.info(`proxy: adopting order ${id} (${order.status}); nothing is bought`);
-    const wait = inputs.waitForReady && !isTargetState(order.status);
-    const onHeld = heldReporter(() => `order ${id}`);
-    return { id: order.id, outs: wait ? await waitOrRecord(api, inputs, order, null, operation, onHeld) : toOutputs(inputs, order, null) };
+    const request = { waitForReady: inputs.waitForReady, deadline: deadlineOf(inputs, operation), signal: operation.signal };
+    return settle(inputs, await flow.adopt(api, order, request));
   };
 
   /** A 401 or 403 during refresh says which configuration a refresh uses. */
@@ -355,7 +248,7 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
     async read(id: string, props?: OrderOutputs) {
       if (!props) throw new ProxyError(`Order ${id} has no stored properties to refresh.`, "no_properties");
       return explainStoredConfig(async () => {
-        const order = await readOrder(client(), id);
+        const order = await flow.readOrder(client(), id);
         if (order === "gone") {
           log.warn(`proxy: order ${id} no longer exists (404 confirmed, and the API answers otherwise); it leaves the state`);
           return {};
@@ -375,7 +268,7 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
      * bought with is not known.
      */
     async importOrder(id: string, resource: ResourceIdentity) {
-      const order = await readOrder(client(), id);
+      const order = await flow.readOrder(client(), id);
       if (order === "gone") {
         throw new ProxyError(
           `Order ${id} does not exist for this API key: check the id (the orderId output of the stack that bought it, ` +
@@ -401,7 +294,7 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
       }
       const api = client();
       log.info(`proxy: resuming the wait for order ${id} (recorded as ${olds.status}); nothing is bought`);
-      const order = await readOrder(api, id);
+      const order = await flow.readOrder(api, id);
       if (order === "gone") {
         throw new ProxyError(
           `Order ${id} no longer exists (404 confirmed, and the API answers otherwise). It is kept in the state ` +
@@ -409,7 +302,8 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
           "order_gone",
         );
       }
-      return { outs: await waitOrRecord(api, news, order, olds.purchaseKey ?? null, operation, heldReporter(() => `order ${id}`)) };
+      const request = { deadline: deadlineOf(news, operation), signal: operation.signal };
+      return { outs: settle(news, await flow.resume(api, order, olds.purchaseKey ?? null, request)).outs };
     },
 
     /** The API cannot cancel an order: this only stops tracking it. */

@@ -1,0 +1,150 @@
+/**
+ * The purchase flow that ProxyOrder and ProxyFleet share: buy a plan once (by idempotency key), carry on with an order
+ * an earlier run bought with the same key, buy the successor of one that is spent or due for renewal, and wait for it.
+ *
+ * An outcome says what is known instead of throwing, so each resource decides what to record: a single order throws a
+ * partial create, a fleet records the member and carries on with the others. Only a purchase that never produced an
+ * order (402, an unknown plan, the rate limit past the deadline, repeated failures) throws.
+ */
+import type { ProxyApiClient } from "../client/client";
+import { NotFoundError, ProxyError } from "../client/errors";
+import { isSpentState, isTargetState } from "../contract/states";
+import type { Order } from "../contract/types";
+import { confirmOrderGone, type AbsenceCheckOptions } from "./absence";
+import { formatDuration } from "./duration";
+import { nextPurchaseKey } from "./idempotency";
+import { assessExpiry, orderExpiry, replacesOrder } from "./renewal";
+import { heldReporter, purchaseTally, type ProviderLog } from "./rate-limit-report";
+import { OrderFailedError, OrderWaitCancelledError, OrderWaitTimeoutError, waitForOrder, type WaitOptions } from "./wait";
+
+/** Re-purchases after spent orders, per purchase, before giving up (each one was reported). */
+const MAX_REPURCHASES = 3;
+
+/** One purchase (or the wait for an order that exists). */
+export interface PurchaseRequest {
+  planId: string;
+  /** The idempotency key to buy with. */
+  key: string;
+  /** The resource's renewal window: a replayed order inside it is followed by its successor. */
+  renewBefore?: string;
+  /** Wait until the order is active. */
+  waitForReady: boolean;
+  /** Epoch milliseconds by which the purchase, including its turn under the rate limit, and the wait must end. */
+  deadline: number;
+  /** Ends the wait at once (a plugin's Cancel); the order is then unfinished. */
+  signal?: AbortSignal;
+}
+
+/** What a purchase or a resumed wait came to. `purchaseKey` is null for an adopted order, whose key is not known. */
+export type PurchaseOutcome =
+  /** Active, or bought and not waited for. */
+  | { kind: "done"; order: Order; purchaseKey: string | null }
+  /** Bought, but not ready: the deadline passed, the wait was cancelled, or contact was lost. The next `up` resumes it. */
+  | { kind: "unfinished"; order: Order; purchaseKey: string | null; reason: string }
+  /** It ended failed, cancelled or expired while waited for: nothing usable. */
+  | { kind: "failed"; order: Order; purchaseKey: string | null; error: OrderFailedError };
+
+/** What the purchase flow depends on. */
+export interface PurchaseFlowOptions {
+  log: ProviderLog;
+  /** Where the rate limit's summary of the whole process goes. */
+  summaryLog: ProviderLog;
+  /** The time expiry is judged by. */
+  now: () => number;
+  /** Extra waiter options (tests use a simulated clock or shorter polls). */
+  wait?: Partial<Omit<WaitOptions, "client" | "orderId" | "deadline">>;
+  /** How long a 404 must hold before an order counts as gone. */
+  absence?: AbsenceCheckOptions;
+}
+
+/** The purchase flow of one provider core. */
+export function createPurchaseFlow(options: PurchaseFlowOptions) {
+  const { log } = options;
+
+  /** The order, or "gone" when its absence is certain; rejects when a 404 cannot be confirmed. */
+  const readOrder = async (api: ProxyApiClient, id: string): Promise<Order | "gone"> => {
+    try {
+      return (await api.getOrder(id)).order;
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+      return confirmOrderGone(api, id, error, options.absence);
+    }
+  };
+
+  /** Waits for the order; what the wait ended with, as an outcome. */
+  const resume = async (
+    api: ProxyApiClient,
+    order: Order,
+    purchaseKey: string | null,
+    request: Pick<PurchaseRequest, "deadline" | "signal">,
+    onHeld = heldReporter(log, () => `order ${order.id}`),
+  ): Promise<PurchaseOutcome> => {
+    try {
+      const ready = await waitForOrder({
+        client: api,
+        orderId: order.id,
+        signal: request.signal,
+        deadline: (options.wait?.clock?.now() ?? Date.now()) + (request.deadline - Date.now()),
+        lastSeen: order,
+        onProgress: (p) => log.info(`proxy: order ${p.orderId} is ${p.status} (waited ${formatDuration(p.waitedMs)})`),
+        onHeld,
+        ...options.wait,
+      });
+      return { kind: "done", order: ready, purchaseKey };
+    } catch (error) {
+      if (error instanceof OrderFailedError) return { kind: "failed", order: error.order, purchaseKey, error };
+      const last = (error instanceof OrderWaitTimeoutError || error instanceof OrderWaitCancelledError) && error.lastSeen ? error.lastSeen : order;
+      const reason = (error instanceof Error ? error.message : String(error)).replace(/\.\s*$/, "");
+      return { kind: "unfinished", order: last, purchaseKey, reason };
+    }
+  };
+
+  /** Buys the plan, or carries on with the order an earlier run bought with the same key, and waits if asked. */
+  const purchase = async (api: ProxyApiClient, request: PurchaseRequest): Promise<PurchaseOutcome> => {
+    let key = request.key;
+    let orderId: string | undefined;
+    const purchasing = purchaseTally(api.budget, options.summaryLog);
+    const onHeld = heldReporter(log, () => (orderId ? `order ${orderId}` : `the purchase of plan ${request.planId}`));
+    for (let repurchase = 0; ; repurchase++) {
+      const { order, replayed, boughtBeforeThisCall } = await purchasing(() =>
+        api.createOrder({ planId: request.planId, idempotencyKey: key }, { onHeld, deadline: request.deadline }),
+      );
+      orderId = order.id;
+      // Only an order bought before this purchase began may be bought again: one that is spent, or due for renewal
+      // (the resource planned no successor key, so the key met it again). A spent order this very call may have
+      // bought (its answer lost, then replayed) goes on to the waiter, which reports it as failed, by id.
+      const spent = isSpentState(order.status);
+      const due = replacesOrder(assessExpiry({ ...order, expiresAt: orderExpiry(order), renewBefore: request.renewBefore }, options.now()));
+      if (!(boughtBeforeThisCall && (spent || due))) {
+        if (replayed) {
+          log.info(`proxy: order ${order.id} was bought earlier with this key; carrying on with it (not bought again)`);
+        }
+        return request.waitForReady ? resume(api, order, key, request, onHeld) : { kind: "done", order, purchaseKey: key };
+      }
+      if (repurchase >= MAX_REPURCHASES) {
+        throw new ProxyError(
+          `Order ${order.id} for plan ${request.planId} ended "${order.status}", as did the ${repurchase} purchases before it. ` +
+            "Not buying again automatically; check the plan with the provider's support.",
+          "repeated_failures",
+        );
+      }
+      log.warn(
+        `proxy: order ${order.id} (bought by an earlier run with this key) ` +
+          (spent ? `ended "${order.status}"` : "is due for renewal") +
+          "; buying again with a key derived from it",
+      );
+      key = nextPurchaseKey(key, order.id);
+    }
+  };
+
+  /** An order that exists, waited for unless it is ready or not to be waited for. */
+  const adopt = async (api: ProxyApiClient, order: Order, request: Pick<PurchaseRequest, "waitForReady" | "deadline" | "signal">) =>
+    request.waitForReady && !isTargetState(order.status)
+      ? resume(api, order, null, request)
+      : ({ kind: "done", order, purchaseKey: null } satisfies PurchaseOutcome);
+
+  return { purchase, resume, adopt, readOrder };
+}
+
+/** The purchase flow's type. */
+export type PurchaseFlow = ReturnType<typeof createPurchaseFlow>;

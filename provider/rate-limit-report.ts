@@ -1,0 +1,72 @@
+/**
+ * What a user sees of the API's rate limit: one summary per request budget (one per API key and process) at most every
+ * 30 s instead of a line per 429, and a line for a resource whose requests have waited 30 s or more in all.
+ */
+import type { BudgetSummary, RequestBudget } from "../client/budget";
+import { formatDuration } from "./duration";
+
+/** Where provider messages go. In the provider process: Pulumi's log, which the CLI shows. */
+export interface ProviderLog {
+  info(message: string): void;
+  warn(message: string): void;
+}
+
+/** Least time between two of a resource's lines about the rate limit. */
+const HELD_REPORT_EVERY_MS = 30_000;
+
+/** Purchases through one request budget, for its summary line. */
+interface PurchaseTally {
+  waiting: number;
+  /** Orders bought so far; an order an earlier run bought counts too. */
+  bought: number;
+}
+
+/**
+ * Every provider core of a process shares these (the plugin makes one core per operation): one tally per budget,
+ * summarised once, on the log of the first core that used it.
+ */
+const tallies = new WeakMap<RequestBudget, PurchaseTally>();
+
+function tallyOf(budget: RequestBudget, summaryLog: ProviderLog): PurchaseTally {
+  const known = tallies.get(budget);
+  if (known) return known;
+  const tally: PurchaseTally = { waiting: 0, bought: 0 };
+  tallies.set(budget, tally);
+  budget.onSummary((s: BudgetSummary) => {
+    const throttled = s.throttled > 0 ? `, ${s.throttled} answered 429 since the last summary` : "";
+    summaryLog.info(
+      `proxy: the API's rate limit is holding ${s.held} request(s) back (sending about ${s.sentPerSecond.toFixed(1)}/s${throttled}); ` +
+        `${tally.bought} order(s) bought so far, ${tally.waiting} waiting to be bought`,
+    );
+  });
+  return tally;
+}
+
+/** Counts purchases through `budget` for its summary line, which goes to `summaryLog`. */
+export function purchaseTally(budget: RequestBudget, summaryLog: ProviderLog) {
+  const tally = tallyOf(budget, summaryLog);
+  /** Runs a purchase, counted as waiting until it answers and as bought once it did. */
+  return async <T>(buy: () => Promise<T>): Promise<T> => {
+    tally.waiting += 1;
+    try {
+      const bought = await buy();
+      tally.bought += 1;
+      return bought;
+    } finally {
+      tally.waiting -= 1;
+    }
+  };
+}
+
+/** Adds up the time one resource's requests were held back, and says so on `log` at most every 30 s once long. */
+export function heldReporter(log: ProviderLog, what: () => string): (heldMs: number) => void {
+  let total = 0;
+  let reported = 0;
+  return (heldMs) => {
+    total += heldMs;
+    if (total - reported >= HELD_REPORT_EVERY_MS) {
+      reported = total;
+      log.info(`proxy: ${what()} has waited ${formatDuration(total)} so far for the API's rate limit`);
+    }
+  };
+}
