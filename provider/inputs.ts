@@ -1,6 +1,6 @@
 /**
- * ProxyOrder's inputs: their defaults, and their validation in zod, reported as Pulumi check failures (one per bad
- * property, naming what is allowed). Inputs still unknown during preview are not checked.
+ * The inputs of ProxyOrder and ProxyFleet: their defaults, and their validation in zod, reported as Pulumi check
+ * failures (one per bad property, naming what is allowed). Inputs still unknown during preview are not checked.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
@@ -21,8 +21,15 @@ const readyTimeoutReason = (value: unknown) =>
 const MAX_RENEW_BEFORE_MS = 365 * 86_400_000;
 
 const renewBeforeReason = (value: unknown) =>
-  `renewBefore must be a duration such as "7d", "36h" or "2d12h", from 1s to 365d: how long before the order ` +
+  `renewBefore must be a duration such as "7d", "36h" or "2d12h", from 1s to 365d: how long before an order ` +
   `expires to buy its successor (got ${JSON.stringify(value)}). Leave it unset to renew nothing.`;
+
+/** The most orders one ProxyFleet holds. */
+export const MAX_FLEET_ORDERS = 1000;
+
+const ordersReason = (value: unknown) =>
+  `orders must be a whole number from 1 to ${MAX_FLEET_ORDERS}: how many orders of the plan the fleet holds ` +
+  `(got ${JSON.stringify(value)}). For more, use several fleets.`;
 
 const PLAN_ID_REQUIRED = 'planId is required: the id of the plan to buy, such as "dc-us-5".';
 const ADOPT_ORDER_ID_RULE =
@@ -31,6 +38,9 @@ const IDEMPOTENCY_KEY_REASON = `idempotencyKey must be ${IDEMPOTENCY_KEY_RULE}.`
 
 /** One schema per property, so that each failure names its property. */
 const PROPERTY_SCHEMAS = {
+  orders: z
+    .number({ error: (issue) => ordersReason(issue.input) })
+    .refine((v) => Number.isInteger(v) && v >= 1 && v <= MAX_FLEET_ORDERS, { error: (issue) => ordersReason(issue.input) }),
   planId: z
     .string({ error: PLAN_ID_REQUIRED })
     .refine((v) => v.trim() !== "", { error: PLAN_ID_REQUIRED })
@@ -63,10 +73,27 @@ const PROPERTY_SCHEMAS = {
     .nullish(),
 };
 
-/** Checks every input; returns one failure per bad property. */
+type Property = keyof typeof PROPERTY_SCHEMAS;
+
+/** ProxyOrder's inputs. */
+const ORDER_PROPERTIES: Property[] = ["planId", "waitForReady", "readyTimeout", "idempotencyKey", "adoptOrderId", "renewBefore"];
+/** ProxyFleet's inputs. */
+const FLEET_PROPERTIES: Property[] = ["planId", "orders", "waitForReady", "readyTimeout", "idempotencyKey", "renewBefore"];
+
+/** Checks every input of a ProxyOrder; returns one failure per bad property. */
 export function checkInputs(news: object): pulumi.dynamic.CheckFailure[] {
+  return checkProperties(news, ORDER_PROPERTIES);
+}
+
+/** Checks every input of a ProxyFleet; returns one failure per bad property. */
+export function checkFleetInputs(news: object): pulumi.dynamic.CheckFailure[] {
+  return checkProperties(news, FLEET_PROPERTIES);
+}
+
+function checkProperties(news: object, properties: Property[]): pulumi.dynamic.CheckFailure[] {
   const failures: pulumi.dynamic.CheckFailure[] = [];
-  for (const [property, schema] of Object.entries(PROPERTY_SCHEMAS)) {
+  for (const property of properties) {
+    const schema = PROPERTY_SCHEMAS[property];
     const value = (news as Record<string, unknown>)[property];
     if (value === UNKNOWN) continue;
     const result = schema.safeParse(value);

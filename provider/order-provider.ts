@@ -6,90 +6,33 @@
  * outputs or in an error message, and leaves the state only when its absence is certain (absence.ts).
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { ProxyApiClient } from "../client/client";
-import { AuthenticationError, PermissionError, ProxyError } from "../client/errors";
-import type { ClientOptions } from "../client/request";
+import type { ProxyApiClient } from "../client/client";
+import { ProxyError } from "../client/errors";
 import { isPendingState, isSpentState } from "../contract/states";
-import type { AbsenceCheckOptions } from "./absence";
-import { ConfigurationError, resolveSettings, type ConfigLookup } from "./config";
-import { formatDuration, parseDuration } from "./duration";
 import { purchaseKey, type PurchaseIdentity } from "./idempotency";
 import { checkInputs, INPUT_DEFAULTS } from "./inputs";
 import { inputsOf, toOutputs, type OrderInputs, type OrderOutputs } from "./order-state";
-import { createPurchaseFlow, type PurchaseOutcome } from "./purchase";
+import { createProviderCore, type ConfigureArgs, type OperationOptions, type ProviderOptions } from "./provider-core";
+import type { PurchaseOutcome } from "./purchase";
 import { PartialOrderError, partialProperties, UNKNOWN, type WithProvider } from "./pulumi-host";
-import type { ProviderLog } from "./rate-limit-report";
 import { assessExpiry, expiryMessage, planSuccessor, replacesOrder, takePlannedSuccessor } from "./renewal";
-import type { WaitOptions } from "./wait";
 
 export type { ProviderLog } from "./rate-limit-report";
+export type { ConfigureArgs, OperationOptions } from "./provider-core";
 
-/** How long an order may take to become ready: the engine's `customTimeouts` when given, else its `readyTimeout`. */
-function readyWithinMs(inputs: Pick<OrderInputs, "readyTimeout">, operation: OperationOptions): number {
-  return operation.timeoutMs ?? parseDuration(inputs.readyTimeout) ?? 0;
-}
-
-/** What a 401 or 403 during refresh means: the key used is the one stored with the stack's last `pulumi up`. */
-const STORED_CONFIG_ADVICE =
-  "During `pulumi refresh` and `pulumi destroy`, Pulumi runs the provider with the stack configuration stored in the " +
-  "state by the last `pulumi up`, not the one you have now. If you rotated the key, run `pulumi up` or " +
-  "`pulumi refresh --run-program` to apply the new one.";
+/** What the ProxyOrder provider methods depend on; tests replace parts of it. */
+export type OrderProviderOptions = ProviderOptions;
 
 /** The resource an import is for: what the derived idempotency key is made of, but the plan. */
 export type ResourceIdentity = Omit<PurchaseIdentity, "planId">;
 
-/** What the provider methods depend on; tests replace parts of it. */
-export interface OrderProviderOptions {
-  /** Environment for the `PROXY_API_*` fallbacks. @default process.env */
-  env?: NodeJS.ProcessEnv;
-  log?: ProviderLog;
-  /** Where the rate limit's summary of the whole process goes. @default `log` */
-  summaryLog?: ProviderLog;
-  /** Extra client options (tests shorten the retries or inject a dispatcher). */
-  client?: Partial<ClientOptions>;
-  /** Extra waiter options (tests use a simulated clock or shorter polls). */
-  wait?: Partial<Omit<WaitOptions, "client" | "orderId" | "deadline">>;
-  /** How long a 404 must hold before an order counts as gone (tests shorten it). */
-  absence?: AbsenceCheckOptions;
-  /** The time an order's expiry is judged by (tests use the sandbox's clock). @default Date.now */
-  now?: () => number;
-}
-
 /** Inputs as `check` receives them: anything, until it has validated them. */
 type UncheckedInputs = Partial<Record<keyof OrderInputs, unknown>>;
 
-/** Where `configure` reads the `proxy:*` settings: the stack's config, or a provider plugin's own settings. */
-export interface ConfigureArgs {
-  config: { get(key: string): string | undefined };
-}
-
-/** Options of one create or update, from the engine rather than the inputs. */
-export interface OperationOptions {
-  /** The deadline of the wait in milliseconds, instead of `readyTimeout` (a plugin's `customTimeouts`). */
-  timeoutMs?: number;
-  /** Ends the wait at once, recording the order as a timeout would (a plugin's `Cancel`, on Ctrl-C). */
-  signal?: AbortSignal;
-}
-
 /** Creates the provider object whose methods the serialized ProxyOrder provider calls. */
 export function createOrderProvider(options: OrderProviderOptions = {}) {
-  let lookup: ConfigLookup = () => undefined;
-  const log: ProviderLog = options.log ?? pulumiLog();
-  const now = options.now ?? Date.now;
-
-  /** The process's client for the current settings (one connection pool and one request budget, reused across calls). */
-  const client = (): ProxyApiClient => {
-    const { baseUrl, apiKey } = resolveSettings(lookup, options.env ?? process.env);
-    return ProxyApiClient.shared({
-      baseUrl,
-      apiKey,
-      onRetry: (e) =>
-        log.info(`proxy: ${e.method} ${e.path} failed (${e.status ?? e.code}); retry ${e.attempt} in ${formatDuration(e.delayMs)}`),
-      ...options.client,
-    });
-  };
-
-  const flow = createPurchaseFlow({ log, summaryLog: options.summaryLog ?? log, now, wait: options.wait, absence: options.absence });
+  const core = createProviderCore(options);
+  const { log, now, client, flow, deadlineOf } = core;
 
   /** The create's or update's result for an outcome: outputs, or the error that says what happened and what is kept. */
   const settle = (inputs: WithProvider<OrderInputs>, outcome: PurchaseOutcome): { id: string; outs: OrderOutputs } => {
@@ -111,9 +54,6 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
       "run `pulumi up` again to resume waiting (nothing is bought again), or `pulumi refresh` to see its state.";
     throw new PartialOrderError(message, order.id, partialProperties(toOutputs(inputs, order, key), inputs));
   };
-
-  /** When an operation must end: the deadline of the purchase's turn under the rate limit and of the wait. */
-  const deadlineOf = (inputs: OrderInputs, operation: OperationOptions) => Date.now() + readyWithinMs(inputs, operation);
 
   /** Buys the plan, or carries on with the order an earlier run bought with the same key. */
   const buy = async (api: ProxyApiClient, inputs: WithProvider<OrderInputs>, operation: OperationOptions) => {
@@ -158,39 +98,18 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
     return settle(inputs, await flow.adopt(api, order, request));
   };
 
-  /** A 401 or 403 during refresh says which configuration a refresh uses. */
-  const explainStoredConfig = async <T>(read: () => Promise<T>): Promise<T> => {
-    try {
-      return await read();
-    } catch (error) {
-      if (error instanceof AuthenticationError || error instanceof PermissionError) {
-        const said = error.message.replace(/\s*\(request id [^)]*\)$/, "");
-        throw error.withMessage(`${said} ${STORED_CONFIG_ADVICE}${error.requestId ? ` (request id ${error.requestId})` : ""}`);
-      }
-      throw error;
-    }
-  };
-
   const provider = {
     /** The client for the configured settings, for the functions of a provider plugin. */
     client,
 
     /** Receives the stack's configuration once per provider process. */
     async configure(req: ConfigureArgs) {
-      lookup = (key) => req.config.get(key);
+      core.configure(req);
     },
 
     /** Validates inputs and applies defaults; unknown values (preview) pass. */
     async check(_olds: UncheckedInputs, news: UncheckedInputs) {
-      const failures = checkInputs(news);
-      // Fail a preview that could never run: missing or unsafe configuration. A check failure prints as one line on
-      // the resource; a thrown error would also be printed with its stack by the dynamic provider host.
-      try {
-        resolveSettings(lookup, options.env ?? process.env);
-      } catch (error) {
-        if (!(error instanceof ConfigurationError)) throw error;
-        failures.push({ property: "", reason: error.message });
-      }
+      const failures = [...checkInputs(news), ...core.configFailures()];
       // Valid once there are no failures (the engine stops otherwise); unknown values stay as the engine sent them.
       const inputs = {
         ...news,
@@ -247,7 +166,7 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
      */
     async read(id: string, props?: OrderOutputs) {
       if (!props) throw new ProxyError(`Order ${id} has no stored properties to refresh.`, "no_properties");
-      return explainStoredConfig(async () => {
+      return core.explainStoredConfig(async () => {
         const order = await flow.readOrder(client(), id);
         if (order === "gone") {
           log.warn(`proxy: order ${id} no longer exists (404 confirmed, and the API answers otherwise); it leaves the state`);
@@ -327,12 +246,3 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
 
 /** The provider object's type. */
 export type OrderProvider = ReturnType<typeof createOrderProvider>;
-
-/** Pulumi's log, loaded lazily: it is only there when the provider runs under the Pulumi engine. */
-function pulumiLog(): ProviderLog {
-  const pulumiModule = () => require("@pulumi/pulumi") as typeof import("@pulumi/pulumi");
-  return {
-    info: (message) => void pulumiModule().log.info(message),
-    warn: (message) => void pulumiModule().log.warn(message),
-  };
-}

@@ -1,0 +1,126 @@
+/**
+ * What every resource's provider methods share: the settings (`configure`, with the environment as fallback), the
+ * process's API client for them, the purchase flow, deadlines, and how a refresh explains a key it cannot use.
+ */
+import { ProxyApiClient } from "../client/client";
+import { AuthenticationError, PermissionError } from "../client/errors";
+import type { ClientOptions } from "../client/request";
+import type { AbsenceCheckOptions } from "./absence";
+import { ConfigurationError, resolveSettings, type ConfigLookup } from "./config";
+import { formatDuration, parseDuration } from "./duration";
+import { createPurchaseFlow } from "./purchase";
+import type { ProviderLog } from "./rate-limit-report";
+import type { WaitOptions } from "./wait";
+
+/** What a 401 or 403 during refresh means: the key used is the one stored with the stack's last `pulumi up`. */
+const STORED_CONFIG_ADVICE =
+  "During `pulumi refresh` and `pulumi destroy`, Pulumi runs the provider with the stack configuration stored in the " +
+  "state by the last `pulumi up`, not the one you have now. If you rotated the key, run `pulumi up` or " +
+  "`pulumi refresh --run-program` to apply the new one.";
+
+/** What the provider methods depend on; tests replace parts of it. */
+export interface ProviderOptions {
+  /** Environment for the `PROXY_API_*` fallbacks. @default process.env */
+  env?: NodeJS.ProcessEnv;
+  log?: ProviderLog;
+  /** Where the rate limit's summary of the whole process goes. @default `log` */
+  summaryLog?: ProviderLog;
+  /** Extra client options (tests shorten the retries or inject a dispatcher). */
+  client?: Partial<ClientOptions>;
+  /** Extra waiter options (tests use a simulated clock or shorter polls). */
+  wait?: Partial<Omit<WaitOptions, "client" | "orderId" | "deadline">>;
+  /** How long a 404 must hold before an order counts as gone (tests shorten it). */
+  absence?: AbsenceCheckOptions;
+  /** The time an order's expiry is judged by (tests use the sandbox's clock). @default Date.now */
+  now?: () => number;
+}
+
+/** Where `configure` reads the `proxy:*` settings: the stack's config, or a provider plugin's own settings. */
+export interface ConfigureArgs {
+  config: { get(key: string): string | undefined };
+}
+
+/** Options of one create or update, from the engine rather than the inputs. */
+export interface OperationOptions {
+  /** The deadline of the wait in milliseconds, instead of `readyTimeout` (a plugin's `customTimeouts`). */
+  timeoutMs?: number;
+  /** Ends the wait at once, recording the order as a timeout would (a plugin's `Cancel`, on Ctrl-C). */
+  signal?: AbortSignal;
+}
+
+/** The shared parts of a provider object. */
+export function createProviderCore(options: ProviderOptions = {}) {
+  let lookup: ConfigLookup = () => undefined;
+  const log: ProviderLog = options.log ?? pulumiLog();
+  const now = options.now ?? Date.now;
+
+  /** The process's client for the current settings (one connection pool and one request budget, reused across calls). */
+  const client = (): ProxyApiClient => {
+    const { baseUrl, apiKey } = resolveSettings(lookup, options.env ?? process.env);
+    return ProxyApiClient.shared({
+      baseUrl,
+      apiKey,
+      onRetry: (e) =>
+        log.info(`proxy: ${e.method} ${e.path} failed (${e.status ?? e.code}); retry ${e.attempt} in ${formatDuration(e.delayMs)}`),
+      ...options.client,
+    });
+  };
+
+  const flow = createPurchaseFlow({ log, summaryLog: options.summaryLog ?? log, now, wait: options.wait, absence: options.absence });
+
+  return {
+    log,
+    now,
+    client,
+    flow,
+
+    /** Receives the settings once per provider process: the stack's config, or a provider plugin's own settings. */
+    configure(req: ConfigureArgs): void {
+      lookup = (key) => req.config.get(key);
+    },
+
+    /**
+     * The check failure of a preview that could never run (missing or unsafe configuration), if any. A check failure
+     * prints as one line on the resource; a thrown error would also be printed with its stack by the dynamic host.
+     */
+    configFailures(): Array<{ property: string; reason: string }> {
+      try {
+        resolveSettings(lookup, options.env ?? process.env);
+        return [];
+      } catch (error) {
+        if (!(error instanceof ConfigurationError)) throw error;
+        return [{ property: "", reason: error.message }];
+      }
+    },
+
+    /** When an operation must end: the deadline of a purchase's turn under the rate limit and of the wait. */
+    deadlineOf(inputs: { readyTimeout: string }, operation: OperationOptions): number {
+      return Date.now() + (operation.timeoutMs ?? parseDuration(inputs.readyTimeout) ?? 0);
+    },
+
+    /** A 401 or 403 during refresh says which configuration a refresh uses. */
+    async explainStoredConfig<T>(read: () => Promise<T>): Promise<T> {
+      try {
+        return await read();
+      } catch (error) {
+        if (error instanceof AuthenticationError || error instanceof PermissionError) {
+          const said = error.message.replace(/\s*\(request id [^)]*\)$/, "");
+          throw error.withMessage(`${said} ${STORED_CONFIG_ADVICE}${error.requestId ? ` (request id ${error.requestId})` : ""}`);
+        }
+        throw error;
+      }
+    },
+  };
+}
+
+/** The shared parts' type. */
+export type ProviderCore = ReturnType<typeof createProviderCore>;
+
+/** Pulumi's log, loaded lazily: it is only there when the provider runs under the Pulumi engine. */
+function pulumiLog(): ProviderLog {
+  const pulumiModule = () => require("@pulumi/pulumi") as typeof import("@pulumi/pulumi");
+  return {
+    info: (message) => void pulumiModule().log.info(message),
+    warn: (message) => void pulumiModule().log.warn(message),
+  };
+}
