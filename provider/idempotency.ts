@@ -31,3 +31,11 @@ export function purchaseKey(identity: PurchaseIdentity): string {
 export function nextPurchaseKey(previousKey: string, spentOrderId: string): string {
   return digest([previousKey, spentOrderId]);
 }
+
+/**
+ * The key of the first purchase for one slot of a fleet: derived from the fleet's identity and the slot, so that a
+ * re-run buys exactly the members that are missing.
+ */
+export function memberPurchaseKey(fleetKey: string, slot: number): string {
+  return digest([fleetKey, "member", String(slot)]);
+}

@@ -73,7 +73,7 @@ export function assessExpiry(order: StoredExpiry, now: number): ExpiryAssessment
 }
 
 /** Whether the assessment replaces the order (a renewal, or an expiry that has passed). */
-export function replacesOrder(assessment: ExpiryAssessment): boolean {
+export function replacesOrder(assessment: ExpiryAssessment): assessment is Extract<ExpiryAssessment, { kind: "due" | "expired" }> {
   return assessment.kind === "due" || assessment.kind === "expired";
 }
 

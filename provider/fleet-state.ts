@@ -1,0 +1,133 @@
+/**
+ * The shapes a ProxyFleet has in Pulumi's state, and how its members and their proxies become its outputs.
+ */
+import type { Order, StatusReason } from "../contract/types";
+import { splitCredentials, type ProxyCredential, type ProxyInfo } from "./order-state";
+
+/** Inputs of a ProxyFleet after `check` applied the defaults. */
+export interface FleetInputs {
+  planId: string;
+  /** How many orders of the plan the fleet holds. */
+  orders: number;
+  waitForReady: boolean;
+  readyTimeout: string;
+  /** The fleet's identity, from which each member's purchase key is derived. */
+  idempotencyKey: string;
+  /** Renew each member this long before it expires; unset, nothing is renewed. */
+  renewBefore?: string;
+}
+
+/** One order of a fleet, in the slot it fills (0 to `orders` - 1). */
+export interface FleetMember {
+  slot: number;
+  orderId: string;
+  status: string;
+  /** Why the order failed or was cancelled, when it did. */
+  statusReason: StatusReason | null;
+  createdAt: string | null;
+  readyAt: string | null;
+  /** When the order expires (RFC 3339), or null when not known. */
+  expiresAt: string | null;
+  /** The idempotency key the order was bought with; null for an imported order. */
+  purchaseKey: string | null;
+}
+
+/** A proxy of a fleet: its record without credentials, with the order it belongs to. */
+export type FleetProxy = ProxyInfo & { orderId: string };
+
+/** Credentials of one proxy of a fleet, in the same position as the proxy in `proxies`. Always a secret output. */
+export type FleetCredential = ProxyCredential & { orderId: string };
+
+/** The proxies of one order, as a fleet keeps them. */
+export interface OrderProxies {
+  proxies: FleetProxy[];
+  credentials: FleetCredential[];
+}
+
+/** Outputs of a ProxyFleet: its inputs, echoed (refresh and delete see only outputs), and its members. */
+export interface FleetOutputs extends FleetInputs {
+  /** The orders the fleet holds, by slot. */
+  members: FleetMember[];
+  /**
+   * Orders being renewed whose successor was bought but is not ready yet: still tracked, their proxies still listed,
+   * until the next `up` finds the successor ready.
+   */
+  retiring: FleetMember[];
+  /** Every proxy of the members (and of the retiring orders), flattened, each with its `orderId`. */
+  proxies: FleetProxy[];
+  credentials: FleetCredential[];
+  /** The earliest expiry of the fleet's active members, or null when none is known. */
+  expiresAt: string | null;
+}
+
+/** Property names of FleetOutputs that are outputs only (the resource class declares them). */
+export const FLEET_OUTPUT_ONLY_PROPERTIES = ["members", "retiring", "proxies", "credentials", "expiresAt"] as const;
+
+/** The member for an order in a slot. */
+export function memberOf(slot: number, order: Order, purchaseKey: string | null, expiresAt: string | null): FleetMember {
+  const reason = order.statusReason;
+  return {
+    slot,
+    orderId: order.id,
+    status: order.status,
+    statusReason: reason ? { code: reason.code, message: reason.message } : null,
+    createdAt: order.createdAt ?? null,
+    readyAt: order.readyAt ?? null,
+    expiresAt,
+    purchaseKey,
+  };
+}
+
+/** The order's proxies and credentials, each tagged with the order. */
+export function proxiesOf(order: Order): OrderProxies {
+  const { proxies, credentials } = splitCredentials(order.proxies ?? []);
+  return {
+    proxies: proxies.map((p) => ({ ...p, orderId: order.id })),
+    credentials: credentials.map((c) => ({ orderId: order.id, ...c })),
+  };
+}
+
+/** The stored proxies and credentials of a fleet, by order. */
+export function proxiesByOrder(outputs: Pick<FleetOutputs, "proxies" | "credentials">): Map<string, OrderProxies> {
+  const byOrder = new Map<string, OrderProxies>();
+  const entry = (orderId: string) => {
+    let found = byOrder.get(orderId);
+    if (!found) byOrder.set(orderId, (found = { proxies: [], credentials: [] }));
+    return found;
+  };
+  for (const proxy of outputs.proxies ?? []) entry(proxy.orderId).proxies.push(proxy);
+  for (const credential of outputs.credentials ?? []) entry(credential.orderId).credentials.push(credential);
+  return byOrder;
+}
+
+/** The outputs for these inputs and orders; proxies come from `known`, by order, in the order of the members. */
+export function toFleetOutputs(
+  inputs: FleetInputs,
+  members: FleetMember[],
+  retiring: FleetMember[],
+  known: ReadonlyMap<string, OrderProxies>,
+): FleetOutputs {
+  const sorted = [...members].sort((a, b) => a.slot - b.slot);
+  const listed = [...sorted, ...retiring];
+  const expiries = sorted.filter((m) => m.status === "active" && m.expiresAt).map((m) => m.expiresAt as string);
+  return {
+    ...fleetInputsOf(inputs),
+    members: sorted,
+    retiring,
+    proxies: listed.flatMap((m) => known.get(m.orderId)?.proxies ?? []),
+    credentials: listed.flatMap((m) => known.get(m.orderId)?.credentials ?? []),
+    expiresAt: expiries.reduce<string | null>((first, e) => (first === null || Date.parse(e) < Date.parse(first) ? e : first), null),
+  };
+}
+
+/** The inputs part of stored outputs (refresh returns them so that a refresh leaves no phantom diff). */
+export function fleetInputsOf(outputs: FleetInputs): FleetInputs {
+  return {
+    planId: outputs.planId,
+    orders: outputs.orders,
+    waitForReady: outputs.waitForReady,
+    readyTimeout: outputs.readyTimeout,
+    idempotencyKey: outputs.idempotencyKey,
+    ...(outputs.renewBefore === undefined || outputs.renewBefore === null ? {} : { renewBefore: outputs.renewBefore }),
+  };
+}

@@ -1,0 +1,171 @@
+/**
+ * ProxyFleet through the provider core against the sandbox: buy, re-run, grow, shrink, a member replaced alone,
+ * renewal, partial work kept, import and delete. Waits run on the sandbox's clock.
+ */
+import { describe, expect, it } from "vitest";
+import { createFleetProvider, fleetId } from "../../provider/fleet-provider";
+import type { FleetInputs, FleetOutputs } from "../../provider/fleet-state";
+import { memberPurchaseKey, nextPurchaseKey } from "../../provider/idempotency";
+import { PartialOrderError } from "../../provider/pulumi-host";
+import { sandboxClock, useSandbox } from "../helpers/sandbox";
+
+const DAY = 86_400_000;
+const sandbox = useSandbox({ orderLifetimeMs: 10 * DAY });
+
+function provider() {
+  const lines: string[] = [];
+  const p = createFleetProvider({
+    env: { PROXY_API_BASE_URL: sandbox.current.url, PROXY_API_KEY: sandbox.current.apiKey },
+    log: { info: (m) => lines.push(`info ${m}`), warn: (m) => lines.push(`warn ${m}`) },
+    client: { initialRetryDelayMs: 10, maxRetryDelayMs: 20 },
+    wait: { clock: sandboxClock(() => sandbox.current) },
+    absence: { delayMs: 10 },
+    now: () => sandbox.current.clock.now(),
+  });
+  return { p, lines };
+}
+
+const inputs = (over: Partial<FleetInputs> = {}): FleetInputs & { __provider: string } => ({
+  planId: "dc-us-5",
+  orders: 6,
+  waitForReady: true,
+  readyTimeout: "20m",
+  idempotencyKey: `fleet-${Math.random().toString(36).slice(2)}`,
+  __provider: "serialized-provider-text",
+  ...over,
+});
+
+const keysBought = () => sandbox.current.createdOrders.map((o) => o.idempotencyKey);
+
+/** Creates the fleet and returns its id and outputs. */
+async function created(given: FleetInputs & { __provider: string }) {
+  const { id, outs } = await provider().p.create(given);
+  return { id, outs: outs as FleetOutputs };
+}
+
+describe("check", () => {
+  it.each([0, 1001, 2.5, "6"])("refuses orders %j, naming it and the range", async (orders) => {
+    const { failures } = await provider().p.check({}, { planId: "dc-us-5", idempotencyKey: "k", orders });
+    expect(failures).toEqual([{ property: "orders", reason: expect.stringMatching(/^orders must be a whole number from 1 to 1000/) }]);
+  });
+});
+
+describe("a fleet", () => {
+  it("buys every member once, by a key derived from the fleet and its slot, and lists their proxies with their order", async () => {
+    const given = inputs();
+    const { id, outs } = await created(given);
+    expect(id).toBe(fleetId(given.idempotencyKey));
+    expect([...keysBought()].sort()).toEqual([0, 1, 2, 3, 4, 5].map((slot) => memberPurchaseKey(given.idempotencyKey, slot)).sort());
+    expect(outs.members.map((m) => [m.slot, m.status])).toEqual([0, 1, 2, 3, 4, 5].map((slot) => [slot, "active"]));
+    expect(outs.proxies).toHaveLength(30);
+    expect(outs.credentials).toHaveLength(30);
+    expect(new Set(outs.proxies.map((p) => p.orderId))).toEqual(new Set(outs.members.map((m) => m.orderId)));
+    expect(outs.proxies.map((p) => [p.orderId, p.ip])).toEqual(outs.credentials.map((c) => [c.orderId, c.ip]));
+    expect(outs.expiresAt).toBe(outs.members.map((m) => m.expiresAt).sort()[0]);
+
+    // A re-run (after a crash, before the state had it) gets the same orders back.
+    const again = await created(given);
+    expect(again.outs.members.map((m) => m.orderId)).toEqual(outs.members.map((m) => m.orderId));
+    expect(keysBought()).toHaveLength(6);
+  });
+
+  it("grows by buying only the new slots, and shrinks by no longer tracking the highest, naming them", async () => {
+    const given = inputs({ orders: 3 });
+    const { id, outs } = await created(given);
+    const { p, lines } = provider();
+    const grown = { ...given, orders: 5 };
+    expect(await p.diff(id, outs, grown)).toMatchObject({ changes: true, replaces: [], diffs: ["orders", "members"] });
+    expect(lines).toContainEqual(expect.stringMatching(/this update buys 2 order\(s\) of plan dc-us-5 for the fleet: 2 new \(slots 3-4\)/));
+    const after = (await p.update(id, outs, grown)).outs;
+    expect(keysBought()).toHaveLength(5);
+    expect(after.members.slice(0, 3)).toEqual(outs.members);
+
+    lines.length = 0;
+    const shrunk = { ...given, orders: 2 };
+    expect(await p.diff(id, after, shrunk)).toMatchObject({ changes: true, replaces: [] });
+    const dropped = after.members.slice(2).map((m) => m.orderId);
+    expect(lines.join("\n")).toContain(`stops tracking ${dropped[0]} (slot 2), ${dropped[1]} (slot 3), ${dropped[2]} (slot 4)`);
+    expect(lines.join("\n")).toContain("stay with the account");
+    const small = (await p.update(id, after, shrunk)).outs;
+    expect(small.members.map((m) => m.orderId)).toEqual(outs.members.slice(0, 2).map((m) => m.orderId));
+    expect(small.proxies).toHaveLength(10);
+    expect(keysBought()).toHaveLength(5);
+    expect(await p.diff(id, small, shrunk)).toMatchObject({ changes: false });
+  });
+
+  it("replaces a cancelled member alone, with a key derived from it, seen by refresh", async () => {
+    const given = inputs({ orders: 4 });
+    const { id, outs } = await created(given);
+    const victim = outs.members[2]!;
+    sandbox.current.cancelOrder(victim.orderId);
+    const { p, lines } = provider();
+    const refreshed = (await p.read(id, outs)).props as FleetOutputs;
+    expect(refreshed.members.map((m) => m.status)).toEqual(["active", "active", "cancelled", "active"]);
+    expect(await p.diff(id, refreshed, given)).toMatchObject({ changes: true, replaces: [] });
+    expect(lines.join("\n")).toContain(`buys 1 order(s) of plan dc-us-5 for the fleet: slot 2: order ${victim.orderId} ended "cancelled"`);
+    const after = (await p.update(id, refreshed, given)).outs;
+    expect(keysBought()).toHaveLength(5);
+    expect(keysBought()[4]).toBe(nextPurchaseKey(victim.purchaseKey ?? "", victim.orderId));
+    expect(after.members.map((m) => m.orderId)).toEqual([outs.members[0]!.orderId, outs.members[1]!.orderId, after.members[2]!.orderId, outs.members[3]!.orderId]);
+    expect(after.members[2]!.orderId).not.toBe(victim.orderId);
+    expect(after.proxies.some((px) => px.orderId === victim.orderId)).toBe(false);
+  });
+
+  it("renews the members inside renewBefore, each once, and a new planId replaces the fleet", async () => {
+    const given = inputs({ orders: 3, renewBefore: "3d" });
+    const { id, outs } = await created(given);
+    const { p } = provider();
+    expect(await p.diff(id, outs, given)).toMatchObject({ changes: false });
+    sandbox.current.clock.advance(8 * DAY);
+    expect(await p.diff(id, outs, given)).toMatchObject({ changes: true, replaces: [], diffs: ["members"] });
+    const renewed = (await p.update(id, outs, given)).outs;
+    expect(keysBought()).toHaveLength(6);
+    expect(renewed.members.every((m, i) => m.orderId !== outs.members[i]!.orderId && m.status === "active")).toBe(true);
+    expect(renewed.retiring).toEqual([]);
+    expect(await p.diff(id, renewed, given)).toMatchObject({ changes: false });
+    expect(await p.diff(id, renewed, { ...given, planId: "isp-gb-2" })).toMatchObject({ replaces: ["planId"] });
+  });
+
+  it("keeps partial work: a failed member and a timeout are recorded, and the next update buys only what is missing", async () => {
+    const given = inputs({ orders: 4 });
+    sandbox.current.faults.failNewOrders = 1;
+    const { p } = provider();
+    const error = await p.create(given).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PartialOrderError);
+    const partial = (error as PartialOrderError).properties as unknown as FleetOutputs;
+    expect((error as Error).message).toMatch(/^1 of the fleet's 4 order\(s\) are not ready: slot \d: Order ord_\w+ \(plan dc-us-5\) ended "failed"/);
+    expect(partial.members.map((m) => m.status).sort()).toEqual(["active", "active", "active", "failed"]);
+    expect((error as PartialOrderError).id).toBe(fleetId(given.idempotencyKey));
+
+    // The next up replaces the failed member; its order is slow, and the wait times out.
+    sandbox.current.settings.provisioningMs = 3_600_000;
+    const slow = { ...given, readyTimeout: "5s" };
+    const timedOut = await p.update("id", partial, slow).catch((e: unknown) => e);
+    expect(timedOut).toBeInstanceOf(PartialOrderError);
+    expect((timedOut as Error).message).toMatch(/was not ready after/);
+    const waiting = (timedOut as PartialOrderError).properties as unknown as FleetOutputs;
+    expect(waiting.members.map((m) => m.status).sort()).toEqual(["active", "active", "active", expect.stringMatching(/pending|provisioning/)]);
+    expect(keysBought()).toHaveLength(5);
+
+    // Then it resumes the recorded order: nothing is bought.
+    sandbox.current.clock.advance(3_600_000);
+    const done = (await p.update("id", waiting, given)).outs;
+    expect(done.members.map((m) => m.status)).toEqual(["active", "active", "active", "active"]);
+    expect(keysBought()).toHaveLength(5);
+  });
+
+  it("is imported from its order ids, with the inputs a program would declare, and delete only stops tracking", async () => {
+    const given = inputs({ orders: 2 });
+    const { outs } = await created(given);
+    const { p, lines } = provider();
+    const ids = outs.members.map((m) => m.orderId).join(",");
+    const imported = await p.importFleet(ids, { project: "proj", stack: "dev", resourceName: "edge" });
+    expect(imported.inputs).toMatchObject({ planId: "dc-us-5", orders: 2, waitForReady: true, readyTimeout: "20m" });
+    expect(imported.props.members.map((m) => m.orderId)).toEqual(outs.members.map((m) => m.orderId));
+    expect(imported.props.proxies).toHaveLength(10);
+    await expect(p.importFleet("ord_nope", { project: "p", stack: "s", resourceName: "r" })).rejects.toThrow(/ord_nope do not exist/);
+    await p.delete("id", outs);
+    expect(lines).toContainEqual(expect.stringMatching(/its 2 order\(s\) stay active: the API has no cancel endpoint/));
+    expect(keysBought()).toHaveLength(2);
+  });
+});
