@@ -3,6 +3,9 @@
  */
 export { ProxyOrder } from "./proxy-order";
 export type { ProxyOrderArgs } from "./proxy-order";
+export { ProxyFleet } from "./proxy-fleet";
+export type { ProxyFleetArgs } from "./proxy-fleet";
+export type { FleetMember, FleetProxy, FleetCredential } from "../provider/fleet-state";
 export { getProxies, getProxiesOutput } from "./get-proxies";
 export type { GetProxiesArgs, GetProxiesOutputArgs, GetProxiesResult } from "./get-proxies";
 export { getUsage, getUsageOutput } from "./get-usage";

@@ -19,3 +19,9 @@ export const SERIALIZED_PROVIDER = 'exports.handler = () => require("pulumi-prox
  * token would replace, that is buy again, every order).
  */
 export const ORDER_TYPE = "pulumi-nodejs:dynamic/proxy:ProxyOrder";
+
+/** The provider each ProxyFleet stores: the same module, its `fleetProvider` export (a stable interface too). */
+export const SERIALIZED_FLEET_PROVIDER = 'exports.handler = () => require("pulumi-proxy/provider").fleetProvider;\n';
+
+/** The type token of a dynamic ProxyFleet. States store it, so it must never change. */
+export const FLEET_TYPE = "pulumi-nodejs:dynamic/proxy:ProxyFleet";

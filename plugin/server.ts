@@ -18,7 +18,15 @@ import { ProxyError } from "../client/errors";
 import { VERSION } from "../client/version";
 import { CONFIG_KEYS, ConfigurationError, resolveSettings } from "../provider/config";
 import { listProxies, parseExpiresBefore } from "../provider/functions";
-import { createOrderProvider, type OrderProvider, type OrderProviderOptions, type ResourceIdentity } from "../provider/order-provider";
+import { createFleetProvider } from "../provider/fleet-provider";
+import type { FleetInputs, FleetOutputs } from "../provider/fleet-state";
+import {
+  createOrderProvider,
+  type OperationOptions,
+  type OrderProvider,
+  type OrderProviderOptions,
+  type ResourceIdentity,
+} from "../provider/order-provider";
 import type { OrderInputs, OrderOutputs } from "../provider/order-state";
 import { PartialOrderError, PROVIDER_KEY, UNKNOWN } from "../provider/pulumi-host";
 import { purchaseKey } from "../provider/idempotency";
@@ -29,6 +37,7 @@ import { schemaText } from "./schema";
 /** The resource and function tokens of the schema. */
 export const TOKENS = {
   proxyOrder: "proxy:index:ProxyOrder",
+  proxyFleet: "proxy:index:ProxyFleet",
   getProxies: "proxy:index:getProxies",
   getUsage: "proxy:index:getUsage",
 } as const;
@@ -114,11 +123,48 @@ function expiresBeforeProblem(value: string): string | undefined {
   }
 }
 
-function requireResourceType(urn: string): void {
+/** The methods the service calls on a resource's core, whichever type its URN names, with properties as the engine sends them. */
+interface ResourceMethods {
+  check(olds: PropertyMap, news: PropertyMap): Promise<{ inputs: object; failures: Array<{ property: string; reason: string }> }>;
+  diff(id: string, olds: PropertyMap, news: PropertyMap): Promise<{ changes: boolean; replaces: string[]; diffs: string[]; deleteBeforeReplace: boolean }>;
+  create(inputs: PropertyMap, operation: OperationOptions): Promise<{ id: string; outs: object }>;
+  read(id: string, props: PropertyMap): Promise<{ id?: string; props?: object; inputs?: object }>;
+  /** `pulumi import`: the resource by id, with the inputs a program declaring it would have. */
+  import(id: string, resource: ResourceIdentity): Promise<{ id: string; props: object; inputs: object }>;
+  update(id: string, olds: PropertyMap, news: PropertyMap, operation: OperationOptions): Promise<{ outs: object }>;
+  delete(id: string, props: PropertyMap): Promise<void>;
+}
+
+/** The core of the resource type a URN names; an unknown type is refused. */
+function resourceCore(urn: string, options: OrderProviderOptions): ResourceMethods & { configure: OrderProvider["configure"] } {
   const { type } = parseUrn(urn);
-  if (type !== TOKENS.proxyOrder) {
-    throw new ProxyError(`The proxy provider has no resource type "${type}"; it has ${TOKENS.proxyOrder}.`, "unknown_type");
+  if (type === TOKENS.proxyOrder) {
+    const order = createOrderProvider(options);
+    return {
+      configure: (req) => order.configure(req),
+      check: (olds, news) => order.check(olds, news),
+      diff: (id, olds, news) => order.diff(id, olds as unknown as OrderOutputs, news as unknown as OrderInputs),
+      create: (inputs, operation) => order.create(inputs as unknown as OrderInputs, operation),
+      read: (id, props) => order.read(id, props as unknown as OrderOutputs),
+      import: (id, resource) => order.importOrder(id, resource),
+      update: (id, olds, news, operation) => order.update(id, olds as unknown as OrderOutputs, news as unknown as OrderInputs, operation),
+      delete: (id, props) => order.delete(id, props as unknown as OrderOutputs),
+    };
   }
+  if (type === TOKENS.proxyFleet) {
+    const fleet = createFleetProvider(options);
+    return {
+      configure: (req) => fleet.configure(req),
+      check: (olds, news) => fleet.check(olds, news),
+      diff: (id, olds, news) => fleet.diff(id, olds as unknown as FleetOutputs, news as unknown as FleetInputs),
+      create: (inputs, operation) => fleet.create(inputs as unknown as FleetInputs, operation),
+      read: (id, props) => fleet.read(id, props as unknown as FleetOutputs),
+      import: (id, resource) => fleet.importFleet(id, resource),
+      update: (id, olds, news, operation) => fleet.update(id, olds as unknown as FleetOutputs, news as unknown as FleetInputs, operation),
+      delete: (id, props) => fleet.delete(id, props as unknown as FleetOutputs),
+    };
+  }
+  throw new ProxyError(`The proxy provider has no resource type "${type}"; it has ${TOKENS.proxyOrder} and ${TOKENS.proxyFleet}.`, "unknown_type");
 }
 
 /** Milliseconds of an engine timeout (seconds; 0 when no customTimeouts were set). */
@@ -157,12 +203,14 @@ export function createProviderService(options: ProviderServiceOptions = {}) {
   const cancelled = new AbortController();
   const operation = (timeoutSeconds: number) => ({ timeoutMs: timeoutMs(timeoutSeconds), signal: cancelled.signal });
 
-  const core = async (urn?: string): Promise<OrderProvider> => {
-    // Messages about one resource go on its row; the rate limit's summary, about them all, on the stack's.
-    const provider = createOrderProvider({ ...options.core, log: engineLog.forResource(urn), summaryLog: engineLog.forResource(undefined) });
+  // Messages about one resource go on its row; the rate limit's summary, about them all, on the stack's.
+  const coreOptions = (urn?: string) => ({ ...options.core, log: engineLog.forResource(urn), summaryLog: engineLog.forResource(undefined) });
+  const configured = async <P extends { configure: OrderProvider["configure"] }>(provider: P): Promise<P> => {
     await provider.configure({ config: { get: (key) => setting(key) } });
     return provider;
   };
+  /** The core of the resource a URN names. */
+  const core = (urn: string) => configured(resourceCore(urn, coreOptions(urn)));
 
   const service = {
     getPluginInfo: unary<Empty, PluginInfo>(async () => new PluginInfo().setVersion(VERSION)),
@@ -208,7 +256,7 @@ export function createProviderService(options: ProviderServiceOptions = {}) {
 
     invoke: unary<rpc.InvokeRequest, rpc.InvokeResponse>(async (req) => {
       const args = fromStruct(req.getArgs());
-      const api = (await core()).client();
+      const api = (await configured(createOrderProvider(coreOptions()))).client();
       switch (req.getTok()) {
         case TOKENS.getProxies: {
           const failures: rpc.CheckFailure[] = [];
@@ -242,7 +290,7 @@ export function createProviderService(options: ProviderServiceOptions = {}) {
 
     check: unary<rpc.CheckRequest, rpc.CheckResponse>(async (req) => {
       const urn = req.getUrn();
-      requireResourceType(urn);
+      const resource = await core(urn);
       const news = fromStruct(req.getNews());
       // The key the dynamic SDK derives in the program, derived here from the URN: the same purchase either way.
       if (news.idempotencyKey === undefined && news.planId !== undefined) {
@@ -251,18 +299,15 @@ export function createProviderService(options: ProviderServiceOptions = {}) {
             ? purchaseKey({ ...parseUrn(urn), planId: news.planId })
             : UNKNOWN;
       }
-      const checked = await (await core(urn)).check(fromStruct(req.getOlds()), news);
-      const { inputs } = checked;
+      const checked = await resource.check(fromStruct(req.getOlds()), news);
       const failures = settingsUnknown ? checked.failures.filter((f) => f.property !== "") : checked.failures;
       return new rpc.CheckResponse()
-        .setInputs(toStruct(inputs, secretKeys(req.getNews())))
+        .setInputs(toStruct(checked.inputs, secretKeys(req.getNews())))
         .setFailuresList(failures.map((f) => new rpc.CheckFailure().setProperty(f.property).setReason(f.reason)));
     }),
 
     diff: unary<rpc.DiffRequest, rpc.DiffResponse>(async (req) => {
-      const olds = fromStruct(req.getOlds()) as unknown as OrderOutputs;
-      const news = fromStruct(req.getNews()) as unknown as OrderInputs;
-      const result = await (await core(req.getUrn())).diff(req.getId(), olds, news);
+      const result = await (await core(req.getUrn())).diff(req.getId(), fromStruct(req.getOlds()), fromStruct(req.getNews()));
       return new rpc.DiffResponse()
         .setChanges(result.changes ? rpc.DiffResponse.DiffChanges.DIFF_SOME : rpc.DiffResponse.DiffChanges.DIFF_NONE)
         .setReplacesList(result.replaces)
@@ -271,24 +316,18 @@ export function createProviderService(options: ProviderServiceOptions = {}) {
     }),
 
     create: unary<rpc.CreateRequest, rpc.CreateResponse>(async (req) => {
-      requireResourceType(req.getUrn());
-      const inputs = fromStruct(req.getProperties()) as unknown as OrderInputs;
-      const { id, outs } = await (await core(req.getUrn())).create(inputs, operation(req.getTimeout()));
+      const resource = await core(req.getUrn());
+      const { id, outs } = await resource.create(fromStruct(req.getProperties()), operation(req.getTimeout()));
       return new rpc.CreateResponse().setId(id).setProperties(toStruct(outs, [...SECRET_OUTPUTS, ...secretKeys(req.getProperties())]));
     }, (req) => secretKeys(req.getProperties())),
 
-    /** Refresh, and `pulumi import` (no stored properties): an empty id tells the engine the order is gone. */
+    /** Refresh, and `pulumi import` (no stored properties): an empty id tells the engine the resource is gone. */
     read: unary<rpc.ReadRequest, rpc.ReadResponse>(async (req) => {
       const urn = req.getUrn();
-      requireResourceType(urn);
+      const resource = await core(urn);
       const stored = fromStruct(req.getProperties());
-      const provider = await core(urn);
-      let result: { id?: string; props?: OrderOutputs; inputs?: OrderInputs };
-      if (Object.keys(stored).length === 0) {
-        result = await provider.importOrder(req.getId(), parseUrn(urn));
-      } else {
-        result = await provider.read(req.getId(), stored as unknown as OrderOutputs);
-      }
+      const result =
+        Object.keys(stored).length === 0 ? await resource.import(req.getId(), parseUrn(urn)) : await resource.read(req.getId(), stored);
       const response = new rpc.ReadResponse().setId(result.id ?? "");
       if (result.props) response.setProperties(toStruct(result.props, [...SECRET_OUTPUTS, ...secretKeys(req.getProperties())]));
       if (result.inputs) response.setInputs(toStruct(result.inputs, secretKeys(req.getInputs())));
@@ -296,16 +335,13 @@ export function createProviderService(options: ProviderServiceOptions = {}) {
     }),
 
     update: unary<rpc.UpdateRequest, rpc.UpdateResponse>(async (req) => {
-      const olds = fromStruct(req.getOlds()) as unknown as OrderOutputs;
-      const news = fromStruct(req.getNews()) as unknown as OrderInputs;
-      const provider = await core(req.getUrn());
-      const { outs } = await provider.update(req.getId(), olds, news, operation(req.getTimeout()));
+      const resource = await core(req.getUrn());
+      const { outs } = await resource.update(req.getId(), fromStruct(req.getOlds()), fromStruct(req.getNews()), operation(req.getTimeout()));
       return new rpc.UpdateResponse().setProperties(toStruct(outs, [...SECRET_OUTPUTS, ...secretKeys(req.getNews())]));
     }, (req) => secretKeys(req.getNews())),
 
     delete: unary<rpc.DeleteRequest, Empty>(async (req) => {
-      const props = fromStruct(req.getProperties()) as unknown as OrderOutputs;
-      await (await core(req.getUrn())).delete(req.getId(), props);
+      await (await core(req.getUrn())).delete(req.getId(), fromStruct(req.getProperties()));
       return new Empty();
     }),
 

@@ -6,7 +6,11 @@
  * This module is a stable interface for states written by every version (the one-line provider of
  * `dynamic-sdk/provider-shim.ts`, and the serialized shim of earlier versions): it exports only what they call.
  */
+import { createFleetProvider, type FleetProvider } from "./fleet-provider";
 import { createOrderProvider, type OrderProvider } from "./order-provider";
 
-/** The provider instance of this process; `configure` gives it the stack's config. */
+/** The ProxyOrder provider instance of this process; `configure` gives it the stack's config. */
 export const orderProvider: OrderProvider = createOrderProvider();
+
+/** The ProxyFleet provider instance of this process. */
+export const fleetProvider: FleetProvider = createFleetProvider();

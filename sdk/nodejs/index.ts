@@ -20,6 +20,11 @@ export type Provider = import("./provider").Provider;
 export const Provider: typeof import("./provider").Provider = null as any;
 utilities.lazyLoad(exports, ["Provider"], () => require("./provider"));
 
+export { ProxyFleetArgs } from "./proxyFleet";
+export type ProxyFleet = import("./proxyFleet").ProxyFleet;
+export const ProxyFleet: typeof import("./proxyFleet").ProxyFleet = null as any;
+utilities.lazyLoad(exports, ["ProxyFleet"], () => require("./proxyFleet"));
+
 export { ProxyOrderArgs } from "./proxyOrder";
 export type ProxyOrder = import("./proxyOrder").ProxyOrder;
 export const ProxyOrder: typeof import("./proxyOrder").ProxyOrder = null as any;
@@ -39,6 +44,8 @@ const _module = {
     version: utilities.getVersion(),
     construct: (name: string, type: string, urn: string): pulumi.Resource => {
         switch (type) {
+            case "proxy:index:ProxyFleet":
+                return new ProxyFleet(name, <any>undefined, { urn })
             case "proxy:index:ProxyOrder":
                 return new ProxyOrder(name, <any>undefined, { urn })
             default:

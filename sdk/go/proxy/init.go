@@ -21,6 +21,8 @@ func (m *module) Version() semver.Version {
 
 func (m *module) Construct(ctx *pulumi.Context, name, typ, urn string) (r pulumi.Resource, err error) {
 	switch typ {
+	case "proxy:index:ProxyFleet":
+		r = &ProxyFleet{}
 	case "proxy:index:ProxyOrder":
 		r = &ProxyOrder{}
 	default:

@@ -46,6 +46,175 @@ func (o BandwidthUsageOutput) UsedBytes() pulumi.Float64Output {
 	return o.ApplyT(func(v BandwidthUsage) float64 { return v.UsedBytes }).(pulumi.Float64Output)
 }
 
+// Credentials of one proxy of a fleet.
+type FleetCredential struct {
+	// IPv4 or IPv6 address of the proxy.
+	Ip string `pulumi:"ip"`
+	// The order the proxy belongs to.
+	OrderId string `pulumi:"orderId"`
+	// Proxy password.
+	Password *string `pulumi:"password"`
+	// Port of the proxy.
+	Port int `pulumi:"port"`
+	// Proxy user name.
+	Username *string `pulumi:"username"`
+}
+
+// Credentials of one proxy of a fleet.
+type FleetCredentialOutput struct{ *pulumi.OutputState }
+
+func (FleetCredentialOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*FleetCredential)(nil)).Elem()
+}
+
+func (o FleetCredentialOutput) ToFleetCredentialOutput() FleetCredentialOutput {
+	return o
+}
+
+func (o FleetCredentialOutput) ToFleetCredentialOutputWithContext(ctx context.Context) FleetCredentialOutput {
+	return o
+}
+
+// IPv4 or IPv6 address of the proxy.
+func (o FleetCredentialOutput) Ip() pulumi.StringOutput {
+	return o.ApplyT(func(v FleetCredential) string { return v.Ip }).(pulumi.StringOutput)
+}
+
+// The order the proxy belongs to.
+func (o FleetCredentialOutput) OrderId() pulumi.StringOutput {
+	return o.ApplyT(func(v FleetCredential) string { return v.OrderId }).(pulumi.StringOutput)
+}
+
+// Proxy password.
+func (o FleetCredentialOutput) Password() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v FleetCredential) *string { return v.Password }).(pulumi.StringPtrOutput)
+}
+
+// Port of the proxy.
+func (o FleetCredentialOutput) Port() pulumi.IntOutput {
+	return o.ApplyT(func(v FleetCredential) int { return v.Port }).(pulumi.IntOutput)
+}
+
+// Proxy user name.
+func (o FleetCredentialOutput) Username() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v FleetCredential) *string { return v.Username }).(pulumi.StringPtrOutput)
+}
+
+type FleetCredentialArrayOutput struct{ *pulumi.OutputState }
+
+func (FleetCredentialArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]FleetCredential)(nil)).Elem()
+}
+
+func (o FleetCredentialArrayOutput) ToFleetCredentialArrayOutput() FleetCredentialArrayOutput {
+	return o
+}
+
+func (o FleetCredentialArrayOutput) ToFleetCredentialArrayOutputWithContext(ctx context.Context) FleetCredentialArrayOutput {
+	return o
+}
+
+func (o FleetCredentialArrayOutput) Index(i pulumi.IntInput) FleetCredentialOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) FleetCredential {
+		return vs[0].([]FleetCredential)[vs[1].(int)]
+	}).(FleetCredentialOutput)
+}
+
+// One order of a fleet, in the slot it fills.
+type FleetMember struct {
+	// When the order was placed (RFC 3339).
+	CreatedAt *string `pulumi:"createdAt"`
+	// When the order expires (RFC 3339).
+	ExpiresAt *string `pulumi:"expiresAt"`
+	// The order id, such as `ord_...`.
+	OrderId string `pulumi:"orderId"`
+	// The idempotency key the order was bought with; absent for an imported order.
+	PurchaseKey *string `pulumi:"purchaseKey"`
+	// When the order became active (RFC 3339).
+	ReadyAt *string `pulumi:"readyAt"`
+	// The member's slot, 0 to `orders` - 1: its purchase key is derived from it.
+	Slot int `pulumi:"slot"`
+	// `pending`, `provisioning`, `active`, `failed`, `cancelled` or `expired`, as of the last create, update or refresh.
+	Status string `pulumi:"status"`
+	// Why the order failed or was cancelled, when it did.
+	StatusReason *StatusReason `pulumi:"statusReason"`
+}
+
+// One order of a fleet, in the slot it fills.
+type FleetMemberOutput struct{ *pulumi.OutputState }
+
+func (FleetMemberOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*FleetMember)(nil)).Elem()
+}
+
+func (o FleetMemberOutput) ToFleetMemberOutput() FleetMemberOutput {
+	return o
+}
+
+func (o FleetMemberOutput) ToFleetMemberOutputWithContext(ctx context.Context) FleetMemberOutput {
+	return o
+}
+
+// When the order was placed (RFC 3339).
+func (o FleetMemberOutput) CreatedAt() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v FleetMember) *string { return v.CreatedAt }).(pulumi.StringPtrOutput)
+}
+
+// When the order expires (RFC 3339).
+func (o FleetMemberOutput) ExpiresAt() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v FleetMember) *string { return v.ExpiresAt }).(pulumi.StringPtrOutput)
+}
+
+// The order id, such as `ord_...`.
+func (o FleetMemberOutput) OrderId() pulumi.StringOutput {
+	return o.ApplyT(func(v FleetMember) string { return v.OrderId }).(pulumi.StringOutput)
+}
+
+// The idempotency key the order was bought with; absent for an imported order.
+func (o FleetMemberOutput) PurchaseKey() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v FleetMember) *string { return v.PurchaseKey }).(pulumi.StringPtrOutput)
+}
+
+// When the order became active (RFC 3339).
+func (o FleetMemberOutput) ReadyAt() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v FleetMember) *string { return v.ReadyAt }).(pulumi.StringPtrOutput)
+}
+
+// The member's slot, 0 to `orders` - 1: its purchase key is derived from it.
+func (o FleetMemberOutput) Slot() pulumi.IntOutput {
+	return o.ApplyT(func(v FleetMember) int { return v.Slot }).(pulumi.IntOutput)
+}
+
+// `pending`, `provisioning`, `active`, `failed`, `cancelled` or `expired`, as of the last create, update or refresh.
+func (o FleetMemberOutput) Status() pulumi.StringOutput {
+	return o.ApplyT(func(v FleetMember) string { return v.Status }).(pulumi.StringOutput)
+}
+
+// Why the order failed or was cancelled, when it did.
+func (o FleetMemberOutput) StatusReason() StatusReasonPtrOutput {
+	return o.ApplyT(func(v FleetMember) *StatusReason { return v.StatusReason }).(StatusReasonPtrOutput)
+}
+
+type FleetMemberArrayOutput struct{ *pulumi.OutputState }
+
+func (FleetMemberArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]FleetMember)(nil)).Elem()
+}
+
+func (o FleetMemberArrayOutput) ToFleetMemberArrayOutput() FleetMemberArrayOutput {
+	return o
+}
+
+func (o FleetMemberArrayOutput) ToFleetMemberArrayOutputWithContext(ctx context.Context) FleetMemberArrayOutput {
+	return o
+}
+
+func (o FleetMemberArrayOutput) Index(i pulumi.IntInput) FleetMemberOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) FleetMember {
+		return vs[0].([]FleetMember)[vs[1].(int)]
+	}).(FleetMemberOutput)
+}
+
 // Credentials of one proxy.
 type ProxyCredential struct {
 	// IPv4 or IPv6 address of the proxy.
@@ -360,6 +529,10 @@ func (o UsagePeriodOutput) Start() pulumi.StringOutput {
 
 func init() {
 	pulumi.RegisterOutputType(BandwidthUsageOutput{})
+	pulumi.RegisterOutputType(FleetCredentialOutput{})
+	pulumi.RegisterOutputType(FleetCredentialArrayOutput{})
+	pulumi.RegisterOutputType(FleetMemberOutput{})
+	pulumi.RegisterOutputType(FleetMemberArrayOutput{})
 	pulumi.RegisterOutputType(ProxyCredentialOutput{})
 	pulumi.RegisterOutputType(ProxyCredentialArrayOutput{})
 	pulumi.RegisterOutputType(ProxyInfoOutput{})

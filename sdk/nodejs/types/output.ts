@@ -20,6 +20,70 @@ export interface BandwidthUsage {
 }
 
 /**
+ * Credentials of one proxy of a fleet.
+ */
+export interface FleetCredential {
+    /**
+     * IPv4 or IPv6 address of the proxy.
+     */
+    ip: string;
+    /**
+     * The order the proxy belongs to.
+     */
+    orderId: string;
+    /**
+     * Proxy password.
+     */
+    password?: string;
+    /**
+     * Port of the proxy.
+     */
+    port: number;
+    /**
+     * Proxy user name.
+     */
+    username?: string;
+}
+
+/**
+ * One order of a fleet, in the slot it fills.
+ */
+export interface FleetMember {
+    /**
+     * When the order was placed (RFC 3339).
+     */
+    createdAt?: string;
+    /**
+     * When the order expires (RFC 3339).
+     */
+    expiresAt?: string;
+    /**
+     * The order id, such as `ord_...`.
+     */
+    orderId: string;
+    /**
+     * The idempotency key the order was bought with; absent for an imported order.
+     */
+    purchaseKey?: string;
+    /**
+     * When the order became active (RFC 3339).
+     */
+    readyAt?: string;
+    /**
+     * The member's slot, 0 to `orders` - 1: its purchase key is derived from it.
+     */
+    slot: number;
+    /**
+     * `pending`, `provisioning`, `active`, `failed`, `cancelled` or `expired`, as of the last create, update or refresh.
+     */
+    status: string;
+    /**
+     * Why the order failed or was cancelled, when it did.
+     */
+    statusReason?: outputs.StatusReason;
+}
+
+/**
  * Credentials of one proxy.
  */
 export interface ProxyCredential {

@@ -9,6 +9,7 @@ import typing
 from .get_proxies import *
 from .get_usage import *
 from .provider import *
+from .proxy_fleet import *
 from .proxy_order import *
 from . import outputs
 
@@ -27,6 +28,7 @@ _utilities.register(
   "mod": "index",
   "fqn": "pulumi_proxy",
   "classes": {
+   "proxy:index:ProxyFleet": "ProxyFleet",
    "proxy:index:ProxyOrder": "ProxyOrder"
   }
  }

@@ -14,9 +14,12 @@ if sys.version_info >= (3, 11):
 else:
     from typing_extensions import NotRequired, TypedDict, TypeAlias
 from . import _utilities
+from . import outputs
 
 __all__ = [
     'BandwidthUsage',
+    'FleetCredential',
+    'FleetMember',
     'ProxyCredential',
     'ProxyInfo',
     'RequestUsage',
@@ -56,6 +59,222 @@ class BandwidthUsage(dict):
         The limit in bytes; absent when unlimited.
         """
         return pulumi.get(self, "limit_bytes")
+
+
+@pulumi.output_type
+class FleetCredential(dict):
+    """
+    Credentials of one proxy of a fleet.
+    """
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "orderId":
+            suggest = "order_id"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in FleetCredential. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        FleetCredential.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        FleetCredential.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 ip: builtins.str,
+                 order_id: builtins.str,
+                 port: builtins.int,
+                 password: Optional[builtins.str] = None,
+                 username: Optional[builtins.str] = None):
+        """
+        Credentials of one proxy of a fleet.
+        :param builtins.str ip: IPv4 or IPv6 address of the proxy.
+        :param builtins.str order_id: The order the proxy belongs to.
+        :param builtins.int port: Port of the proxy.
+        :param builtins.str password: Proxy password.
+        :param builtins.str username: Proxy user name.
+        """
+        pulumi.set(__self__, "ip", ip)
+        pulumi.set(__self__, "order_id", order_id)
+        pulumi.set(__self__, "port", port)
+        if password is not None:
+            pulumi.set(__self__, "password", password)
+        if username is not None:
+            pulumi.set(__self__, "username", username)
+
+    @property
+    @pulumi.getter
+    def ip(self) -> builtins.str:
+        """
+        IPv4 or IPv6 address of the proxy.
+        """
+        return pulumi.get(self, "ip")
+
+    @property
+    @pulumi.getter(name="orderId")
+    def order_id(self) -> builtins.str:
+        """
+        The order the proxy belongs to.
+        """
+        return pulumi.get(self, "order_id")
+
+    @property
+    @pulumi.getter
+    def port(self) -> builtins.int:
+        """
+        Port of the proxy.
+        """
+        return pulumi.get(self, "port")
+
+    @property
+    @pulumi.getter
+    def password(self) -> Optional[builtins.str]:
+        """
+        Proxy password.
+        """
+        return pulumi.get(self, "password")
+
+    @property
+    @pulumi.getter
+    def username(self) -> Optional[builtins.str]:
+        """
+        Proxy user name.
+        """
+        return pulumi.get(self, "username")
+
+
+@pulumi.output_type
+class FleetMember(dict):
+    """
+    One order of a fleet, in the slot it fills.
+    """
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "orderId":
+            suggest = "order_id"
+        elif key == "createdAt":
+            suggest = "created_at"
+        elif key == "expiresAt":
+            suggest = "expires_at"
+        elif key == "purchaseKey":
+            suggest = "purchase_key"
+        elif key == "readyAt":
+            suggest = "ready_at"
+        elif key == "statusReason":
+            suggest = "status_reason"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in FleetMember. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        FleetMember.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        FleetMember.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 order_id: builtins.str,
+                 slot: builtins.int,
+                 status: builtins.str,
+                 created_at: Optional[builtins.str] = None,
+                 expires_at: Optional[builtins.str] = None,
+                 purchase_key: Optional[builtins.str] = None,
+                 ready_at: Optional[builtins.str] = None,
+                 status_reason: Optional['outputs.StatusReason'] = None):
+        """
+        One order of a fleet, in the slot it fills.
+        :param builtins.str order_id: The order id, such as `ord_...`.
+        :param builtins.int slot: The member's slot, 0 to `orders` - 1: its purchase key is derived from it.
+        :param builtins.str status: `pending`, `provisioning`, `active`, `failed`, `cancelled` or `expired`, as of the last create, update or refresh.
+        :param builtins.str created_at: When the order was placed (RFC 3339).
+        :param builtins.str expires_at: When the order expires (RFC 3339).
+        :param builtins.str purchase_key: The idempotency key the order was bought with; absent for an imported order.
+        :param builtins.str ready_at: When the order became active (RFC 3339).
+        :param 'StatusReason' status_reason: Why the order failed or was cancelled, when it did.
+        """
+        pulumi.set(__self__, "order_id", order_id)
+        pulumi.set(__self__, "slot", slot)
+        pulumi.set(__self__, "status", status)
+        if created_at is not None:
+            pulumi.set(__self__, "created_at", created_at)
+        if expires_at is not None:
+            pulumi.set(__self__, "expires_at", expires_at)
+        if purchase_key is not None:
+            pulumi.set(__self__, "purchase_key", purchase_key)
+        if ready_at is not None:
+            pulumi.set(__self__, "ready_at", ready_at)
+        if status_reason is not None:
+            pulumi.set(__self__, "status_reason", status_reason)
+
+    @property
+    @pulumi.getter(name="orderId")
+    def order_id(self) -> builtins.str:
+        """
+        The order id, such as `ord_...`.
+        """
+        return pulumi.get(self, "order_id")
+
+    @property
+    @pulumi.getter
+    def slot(self) -> builtins.int:
+        """
+        The member's slot, 0 to `orders` - 1: its purchase key is derived from it.
+        """
+        return pulumi.get(self, "slot")
+
+    @property
+    @pulumi.getter
+    def status(self) -> builtins.str:
+        """
+        `pending`, `provisioning`, `active`, `failed`, `cancelled` or `expired`, as of the last create, update or refresh.
+        """
+        return pulumi.get(self, "status")
+
+    @property
+    @pulumi.getter(name="createdAt")
+    def created_at(self) -> Optional[builtins.str]:
+        """
+        When the order was placed (RFC 3339).
+        """
+        return pulumi.get(self, "created_at")
+
+    @property
+    @pulumi.getter(name="expiresAt")
+    def expires_at(self) -> Optional[builtins.str]:
+        """
+        When the order expires (RFC 3339).
+        """
+        return pulumi.get(self, "expires_at")
+
+    @property
+    @pulumi.getter(name="purchaseKey")
+    def purchase_key(self) -> Optional[builtins.str]:
+        """
+        The idempotency key the order was bought with; absent for an imported order.
+        """
+        return pulumi.get(self, "purchase_key")
+
+    @property
+    @pulumi.getter(name="readyAt")
+    def ready_at(self) -> Optional[builtins.str]:
+        """
+        When the order became active (RFC 3339).
+        """
+        return pulumi.get(self, "ready_at")
+
+    @property
+    @pulumi.getter(name="statusReason")
+    def status_reason(self) -> Optional['outputs.StatusReason']:
+        """
+        Why the order failed or was cancelled, when it did.
+        """
+        return pulumi.get(self, "status_reason")
 
 
 @pulumi.output_type

@@ -1,0 +1,92 @@
+/**
+ * The ProxyFleet resource: N orders of one plan, bought and kept together by one resource.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { FLEET_OUTPUT_ONLY_PROPERTIES, type FleetCredential, type FleetMember, type FleetProxy } from "../provider/fleet-state";
+import { purchaseKey } from "../provider/idempotency";
+import { PROVIDER_KEY } from "../provider/pulumi-host";
+import { FLEET_TYPE, SERIALIZED_FLEET_PROVIDER } from "./provider-shim";
+
+/** Inputs of a {@link ProxyFleet}. */
+export interface ProxyFleetArgs {
+  /** The plan every member buys, such as `"dc-us-5"`. Changing it replaces the fleet (new purchases). */
+  planId: pulumi.Input<string>;
+  /**
+   * How many orders of the plan the fleet holds (1 to 1000). Raising it buys only the new members; lowering it stops
+   * tracking the highest slots (their orders stay with the account).
+   */
+  orders: pulumi.Input<number>;
+  /** Wait until every member is `active`. @default true */
+  waitForReady?: pulumi.Input<boolean>;
+  /**
+   * How long to wait for the members, together, such as `"20m"` (1s to 24h). On timeout the fleet is recorded with
+   * what it holds and the next `pulumi up` resumes it. @default "20m"
+   */
+  readyTimeout?: pulumi.Input<string>;
+  /** Renew each member this long before it expires, such as `"7d"`; it is replaced alone. @default unset: no renewal */
+  renewBefore?: pulumi.Input<string>;
+  /**
+   * The fleet's identity, from which each member's idempotency key is derived with its slot. @default derived from
+   * the project, stack, resource name and plan
+   */
+  idempotencyKey?: pulumi.Input<string>;
+}
+
+/**
+ * A fleet of orders of one plan, as one resource: it buys its members together, in the time the API's rate limit
+ * allows rather than one of the engine's `--parallel` slots per order, and changes only the members that must change.
+ * The API cannot cancel orders, so deleting it only stops tracking them.
+ */
+export class ProxyFleet extends pulumi.CustomResource {
+  /** The plan of every member. */
+  declare readonly planId: pulumi.Output<string>;
+  /** How many orders the fleet holds. */
+  declare readonly orders: pulumi.Output<number>;
+  /** Whether create and update wait for the members to be active. */
+  declare readonly waitForReady: pulumi.Output<boolean>;
+  /** The wait deadline. */
+  declare readonly readyTimeout: pulumi.Output<string>;
+  /** How long before expiry each member is renewed, when set. */
+  declare readonly renewBefore: pulumi.Output<string | undefined>;
+  /** The fleet's identity (derived unless given). */
+  declare readonly idempotencyKey: pulumi.Output<string>;
+  /** Every member: its slot, order id, status and expiry, as of the last create, update or refresh. */
+  declare readonly members: pulumi.Output<FleetMember[]>;
+  /** Orders being renewed whose successor is not ready yet: still tracked, their proxies still listed. */
+  declare readonly retiring: pulumi.Output<FleetMember[]>;
+  /** Every proxy of the fleet, flattened, each with its `orderId`; no credentials. */
+  declare readonly proxies: pulumi.Output<FleetProxy[]>;
+  /** Credentials of the proxies, in the same order as `proxies`. Always secret. */
+  declare readonly credentials: pulumi.Output<FleetCredential[]>;
+  /** The earliest expiry of the fleet's active members (RFC 3339), or null. */
+  declare readonly expiresAt: pulumi.Output<string | null>;
+
+  /**
+   * @param name The resource's unique name; it is part of the derived idempotency keys.
+   * @param args The plan, how many orders, and how to wait and renew.
+   * @param opts Resource options.
+   */
+  constructor(name: string, args: ProxyFleetArgs, opts?: pulumi.CustomResourceOptions) {
+    const idempotencyKey =
+      args.idempotencyKey ??
+      pulumi.output(args.planId).apply((planId) =>
+        purchaseKey({ project: pulumi.getProject(), stack: pulumi.getStack(), resourceName: name, planId }),
+      );
+    const outputs = Object.fromEntries(FLEET_OUTPUT_ONLY_PROPERTIES.map((key) => [key, undefined]));
+    super(
+      FLEET_TYPE,
+      name,
+      {
+        [PROVIDER_KEY]: SERIALIZED_FLEET_PROVIDER,
+        ...outputs,
+        planId: args.planId,
+        orders: args.orders,
+        waitForReady: args.waitForReady,
+        readyTimeout: args.readyTimeout,
+        renewBefore: args.renewBefore,
+        idempotencyKey,
+      },
+      { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "credentials"] },
+    );
+  }
+}
