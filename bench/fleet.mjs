@@ -7,7 +7,8 @@
 // ceil(N/P) x T. The ratio is taken against the largest of the three.
 import { benchWorkspace } from "./workspace.mjs";
 
-const ORDERS_PROGRAM = `const pulumi = require("@pulumi/pulumi");
+/** N ProxyOrders, N from the config's `count`. */
+export const ORDERS_PROGRAM = `const pulumi = require("@pulumi/pulumi");
 const { ProxyOrder } = require("pulumi-proxy");
 const count = new pulumi.Config().getNumber("count") ?? 1;
 for (let i = 0; i < count; i++) new ProxyOrder("order-" + i, { planId: "dc-us-5", readyTimeout: "20m" });

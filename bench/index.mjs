@@ -5,7 +5,8 @@
 //
 // BENCH_REPEATS (default 3) sets the runs per engine figure (the median is kept); BENCH_SKIP_ENGINE=1 skips the
 // Pulumi CLI parts, which take many minutes; BENCH_ENGINE_SIZES (default "1,10,50") sets the engine part's values of
-// N; BENCH_FLEET_CASES (default in fleet.mjs) the fleet part's N:P:R:T; BENCH_ONLY=fleet runs the fleet part alone
+// N; BENCH_FLEET_CASES (default in fleet.mjs) the fleet part's N:P:R:T; BENCH_FLEET_RESOURCE_CASES (default in
+// fleet-resource.mjs) the ProxyFleet part's N:R:T; BENCH_ONLY=fleet or BENCH_ONLY=fleet-resource runs that part alone
 // and rewrites only its table in docs/benchmarks.md.
 import { execFile, spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -19,11 +20,13 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(import.meta.url);
 const { startSandbox, PLANS } = require(join(root, "dist", "sandbox", "index.js"));
 const repeats = Number(process.env.BENCH_REPEATS ?? 3);
-const fleetOnly = process.env.BENCH_ONLY === "fleet";
+const only = process.env.BENCH_ONLY;
+const fleetOnly = only === "fleet" || only === "fleet-resource";
 const rows = [];
 const fleetRows = [];
+const fleetResourceRows = [];
 const row = (area, figure, value, goal, verdict) => {
-  (area.startsWith("fleet") ? fleetRows : rows).push({ area, figure, value, goal, verdict });
+  (area.startsWith("fleet") ? fleetRows : area.startsWith("ProxyFleet") ? fleetResourceRows : rows).push({ area, figure, value, goal, verdict });
   console.error(`bench: ${area} | ${figure} | ${value} | ${goal} | ${verdict}`);
 };
 const fmt = (x, digits = 2) => Number(x).toFixed(digits);
@@ -94,9 +97,16 @@ if (!fleetOnly) {
 }
 
 // 5. Fleets under the API's rate limit, against their floors and a no-op resource that waits as long.
-if (process.env.BENCH_SKIP_ENGINE !== "1") {
+if (process.env.BENCH_SKIP_ENGINE !== "1" && only !== "fleet-resource") {
   const { fleetFigures, DEFAULT_FLEET_CASES } = await import("./fleet.mjs");
   for (const figure of await fleetFigures(root, startSandbox, process.env.BENCH_FLEET_CASES ?? DEFAULT_FLEET_CASES)) row(...figure);
+}
+
+// 6. ProxyFleet: one resource of N orders, not bound by the engine's slots, against the API's floor.
+if (process.env.BENCH_SKIP_ENGINE !== "1" && only !== "fleet") {
+  const { fleetResourceFigures, DEFAULT_FLEET_RESOURCE_CASES } = await import("./fleet-resource.mjs");
+  const cases = process.env.BENCH_FLEET_RESOURCE_CASES ?? DEFAULT_FLEET_RESOURCE_CASES;
+  for (const figure of await fleetResourceFigures(root, startSandbox, cases)) row(...figure);
 }
 
 const machine = `${cpus().length} cores (${cpus()[0]?.model ?? "unknown"}), ${Math.round(totalmem() / 1024 ** 3)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`;
@@ -125,5 +135,10 @@ if (fleetRows.length > 0) {
   const table = tableOf(fleetRows, "one run per case");
   console.log(table);
   place("bench-fleet", table);
+}
+if (fleetResourceRows.length > 0) {
+  const table = tableOf(fleetResourceRows, "one run per case");
+  console.log(table);
+  place("bench-fleet-resource", table);
 }
 writeFileSync(docPath, doc);

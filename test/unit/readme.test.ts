@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_CLIENT_OPTIONS } from "../../client/request";
 import { CONFIG_KEYS } from "../../provider/config";
-import { INPUT_DEFAULTS } from "../../provider/inputs";
+import { INPUT_DEFAULTS, MAX_FLEET_ORDERS } from "../../provider/inputs";
 
 const readme = readFileSync(join(__dirname, "..", "..", "README.md"), "utf8");
 
@@ -36,5 +36,12 @@ describe("the README's tables match the code", () => {
     const rows = Object.fromEntries(tableAfter("### `ProxyOrder`").map(([name, , value]) => [name, value]));
     expect(rows.waitForReady).toBe(String(INPUT_DEFAULTS.waitForReady));
     expect(rows.readyTimeout).toBe(JSON.stringify(INPUT_DEFAULTS.readyTimeout));
+  });
+
+  it("ProxyFleet input defaults and the fleet's size limit", () => {
+    const rows = Object.fromEntries(tableAfter("### `ProxyFleet`").map(([name, , value, description]) => [name, { value, description }]));
+    expect(rows.waitForReady?.value).toBe(String(INPUT_DEFAULTS.waitForReady));
+    expect(rows.readyTimeout?.value).toBe(JSON.stringify(INPUT_DEFAULTS.readyTimeout));
+    expect(rows.orders?.description).toContain(`1 to ${MAX_FLEET_ORDERS}`);
   });
 });
