@@ -71,7 +71,8 @@ export function createFleetProvider(options: ProviderOptions = {}) {
     if (purchases) log.info(purchases);
 
     const deadline = deadlineOf(inputs, operation);
-    const request = { waitForReady: inputs.waitForReady, deadline, signal: operation.signal };
+    // No line per member held back by the rate limit: the budget's summary speaks for the whole fleet.
+    const request = { waitForReady: inputs.waitForReady, deadline, signal: operation.signal, onHeld: () => undefined };
     const run = async (action: MemberAction): Promise<{ action: MemberAction; outcome?: PurchaseOutcome; error?: unknown }> => {
       try {
         const outcome =

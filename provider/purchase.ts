@@ -33,6 +33,11 @@ export interface PurchaseRequest {
   deadline: number;
   /** Ends the wait at once (a plugin's Cancel); the order is then unfinished. */
   signal?: AbortSignal;
+  /**
+   * Told how long each request was held back by the rate limit. @default a line for this order once its requests
+   * waited 30 s in all
+   */
+  onHeld?: (heldMs: number) => void;
 }
 
 /** What a purchase or a resumed wait came to. `purchaseKey` is null for an adopted order, whose key is not known. */
@@ -76,8 +81,8 @@ export function createPurchaseFlow(options: PurchaseFlowOptions) {
     api: ProxyApiClient,
     order: Order,
     purchaseKey: string | null,
-    request: Pick<PurchaseRequest, "deadline" | "signal">,
-    onHeld = heldReporter(log, () => `order ${order.id}`),
+    request: Pick<PurchaseRequest, "deadline" | "signal" | "onHeld">,
+    onHeld = request.onHeld ?? heldReporter(log, () => `order ${order.id}`),
   ): Promise<PurchaseOutcome> => {
     try {
       const ready = await waitForOrder({
@@ -104,7 +109,7 @@ export function createPurchaseFlow(options: PurchaseFlowOptions) {
     let key = request.key;
     let orderId: string | undefined;
     const purchasing = purchaseTally(api.budget, options.summaryLog);
-    const onHeld = heldReporter(log, () => (orderId ? `order ${orderId}` : `the purchase of plan ${request.planId}`));
+    const onHeld = request.onHeld ?? heldReporter(log, () => (orderId ? `order ${orderId}` : `the purchase of plan ${request.planId}`));
     for (let repurchase = 0; ; repurchase++) {
       const { order, replayed, boughtBeforeThisCall } = await purchasing(() =>
         api.createOrder({ planId: request.planId, idempotencyKey: key }, { onHeld, deadline: request.deadline }),

@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { describePurchases, planFleet } from "../../provider/fleet-plan";
+import type { FleetMember } from "../../provider/fleet-state";
+import { memberPurchaseKey, nextPurchaseKey } from "../../provider/idempotency";
+
+const NOW = Date.parse("2026-11-24T00:00:00Z");
+const DAY = 86_400_000;
+
+const member = (slot: number, over: Partial<FleetMember> = {}): FleetMember => ({
+  slot,
+  orderId: `ord_${slot}`,
+  status: "active",
+  statusReason: null,
+  createdAt: new Date(NOW - 10 * DAY).toISOString(),
+  readyAt: new Date(NOW - 10 * DAY).toISOString(),
+  expiresAt: new Date(NOW + 20 * DAY).toISOString(),
+  purchaseKey: `key_${slot}`,
+  ...over,
+});
+
+const inputs = { planId: "dc-us-5", orders: 6, waitForReady: true, idempotencyKey: "fleet" };
+
+describe("a fleet's plan", () => {
+  it("buys new slots and spent or due members, resumes pending ones, and drops slots above orders", () => {
+    const members = [
+      member(0),
+      member(1, { status: "failed" }),
+      member(2, { status: "provisioning", expiresAt: null }),
+      member(3, { expiresAt: new Date(NOW + 2 * DAY).toISOString() }),
+      member(6),
+      member(7),
+    ];
+    const plan = planFleet(members, { ...inputs, renewBefore: "3d" }, NOW);
+    expect(plan.actions).toEqual([
+      { kind: "buy", slot: 1, key: nextPurchaseKey("key_1", "ord_1"), why: 'order ord_1 ended "failed"', replaces: members[1] },
+      { kind: "resume", member: members[2] },
+      { kind: "buy", slot: 3, key: nextPurchaseKey("key_3", "ord_3"), why: expect.stringContaining("within renewBefore (3d)"), replaces: members[3] },
+      { kind: "buy", slot: 4, key: memberPurchaseKey("fleet", 4), why: "new" },
+      { kind: "buy", slot: 5, key: memberPurchaseKey("fleet", 5), why: "new" },
+    ]);
+    expect(plan.drops.map((m) => m.slot)).toEqual([6, 7]);
+    expect(describePurchases(plan, "dc-us-5")).toBe(
+      `proxy: this update buys 4 order(s) of plan dc-us-5 for the fleet: 2 new (slots 4-5); slot 1: order ord_1 ended "failed"; slot 3: ${plan.actions[2]?.kind === "buy" ? plan.actions[2].why : ""}.`,
+    );
+  });
+
+  it("changes nothing for a healthy fleet, and warns once, for the soonest, about members that expire within 7 days", () => {
+    const members = [0, 1, 2].map((slot) => member(slot, { expiresAt: new Date(NOW + (slot + 2) * DAY).toISOString() }));
+    const plan = planFleet(members, { ...inputs, orders: 3 }, NOW);
+    expect(plan.actions).toEqual([]);
+    expect(plan.notices).toEqual([expect.stringMatching(/order ord_0 .* in 2d00h\. Nothing renews it.*\(2 more of the fleet's orders likewise\)$/)]);
+    expect(describePurchases(plan, "dc-us-5")).toBeUndefined();
+  });
+
+  it("waits for nothing when waitForReady is false", () => {
+    const plan = planFleet([member(0, { status: "pending" })], { ...inputs, orders: 1, waitForReady: false }, NOW);
+    expect(plan.actions).toEqual([]);
+  });
+});
