@@ -27,7 +27,7 @@ import {
   type OrderProxies,
 } from "./fleet-state";
 import { purchaseKey } from "./idempotency";
-import { checkFleetInputs, INPUT_DEFAULTS } from "./inputs";
+import { checkFleetInputs, INPUT_DEFAULTS, withInputDefaults } from "./inputs";
 import type { ResourceIdentity } from "./order-provider";
 import { createProviderCore, type ConfigureArgs, type OperationOptions, type ProviderOptions } from "./provider-core";
 import type { PurchaseOutcome } from "./purchase";
@@ -161,11 +161,7 @@ export function createFleetProvider(options: ProviderOptions = {}) {
     /** Validates inputs and applies defaults; unknown values (preview) pass. */
     async check(_olds: UncheckedInputs, news: UncheckedInputs) {
       const failures = [...checkFleetInputs(news), ...core.configFailures()];
-      const inputs = {
-        ...news,
-        waitForReady: news.waitForReady ?? INPUT_DEFAULTS.waitForReady,
-        readyTimeout: news.readyTimeout ?? INPUT_DEFAULTS.readyTimeout,
-      } as WithProvider<FleetInputs>;
+      const inputs = withInputDefaults(news) as WithProvider<FleetInputs>;
       return { inputs, failures };
     },
 

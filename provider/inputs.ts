@@ -36,6 +36,17 @@ const ADOPT_ORDER_ID_RULE =
   'adoptOrderId must be the id of an existing order, such as "ord_..." (the orderId output of the stack that bought it).';
 const IDEMPOTENCY_KEY_REASON = `idempotencyKey must be ${IDEMPOTENCY_KEY_RULE}.`;
 
+/** A duration from 1s to `maxMs`, refused with `reason` naming the value. */
+function durationSchema(maxMs: number, reason: (value: unknown) => string) {
+  return z.string({ error: (issue) => reason(issue.input) }).refine(
+    (v) => {
+      const ms = parseDuration(v);
+      return ms !== undefined && ms > 0 && ms <= maxMs;
+    },
+    { error: (issue) => reason(issue.input) },
+  );
+}
+
 /** One schema per property, so that each failure names its property. */
 const PROPERTY_SCHEMAS = {
   orders: z
@@ -46,31 +57,13 @@ const PROPERTY_SCHEMAS = {
     .refine((v) => v.trim() !== "", { error: PLAN_ID_REQUIRED })
     .refine((v) => v.length <= 128, { error: (issue) => `planId must be at most 128 characters (got ${String(issue.input).length}).` }),
   waitForReady: z.boolean({ error: "waitForReady must be true or false." }).optional(),
-  readyTimeout: z
-    .string({ error: (issue) => readyTimeoutReason(issue.input) })
-    .refine(
-      (v) => {
-        const ms = parseDuration(v);
-        return ms !== undefined && ms > 0 && ms <= MAX_READY_TIMEOUT_MS;
-      },
-      { error: (issue) => readyTimeoutReason(issue.input) },
-    )
-    .optional(),
+  readyTimeout: durationSchema(MAX_READY_TIMEOUT_MS, readyTimeoutReason).optional(),
   idempotencyKey: z.string({ error: IDEMPOTENCY_KEY_REASON }).refine(isValidIdempotencyKey, { error: IDEMPOTENCY_KEY_REASON }),
   adoptOrderId: z
     .string({ error: ADOPT_ORDER_ID_RULE })
     .refine((v) => v.trim() !== "" && v.length <= 255, { error: ADOPT_ORDER_ID_RULE })
     .nullish(),
-  renewBefore: z
-    .string({ error: (issue) => renewBeforeReason(issue.input) })
-    .refine(
-      (v) => {
-        const ms = parseDuration(v);
-        return ms !== undefined && ms > 0 && ms <= MAX_RENEW_BEFORE_MS;
-      },
-      { error: (issue) => renewBeforeReason(issue.input) },
-    )
-    .nullish(),
+  renewBefore: durationSchema(MAX_RENEW_BEFORE_MS, renewBeforeReason).nullish(),
 };
 
 type Property = keyof typeof PROPERTY_SCHEMAS;
@@ -102,4 +95,12 @@ function checkProperties(news: object, properties: Property[]): pulumi.dynamic.C
     }
   }
   return failures;
+}
+
+/**
+ * Checked inputs with the defaults applied. Valid once there are no failures (the engine stops otherwise); unknown
+ * values stay as the engine sent them.
+ */
+export function withInputDefaults<T extends { waitForReady?: unknown; readyTimeout?: unknown }>(news: T) {
+  return { ...news, waitForReady: news.waitForReady ?? INPUT_DEFAULTS.waitForReady, readyTimeout: news.readyTimeout ?? INPUT_DEFAULTS.readyTimeout };
 }

@@ -10,7 +10,7 @@ import type { ProxyApiClient } from "../client/client";
 import { ProxyError } from "../client/errors";
 import { isPendingState, isSpentState } from "../contract/states";
 import { purchaseKey, type PurchaseIdentity } from "./idempotency";
-import { checkInputs, INPUT_DEFAULTS } from "./inputs";
+import { checkInputs, INPUT_DEFAULTS, withInputDefaults } from "./inputs";
 import { inputsOf, toOutputs, type OrderInputs, type OrderOutputs } from "./order-state";
 import { createProviderCore, type ConfigureArgs, type OperationOptions, type ProviderOptions } from "./provider-core";
 import type { PurchaseOutcome } from "./purchase";
@@ -110,12 +110,7 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
     /** Validates inputs and applies defaults; unknown values (preview) pass. */
     async check(_olds: UncheckedInputs, news: UncheckedInputs) {
       const failures = [...checkInputs(news), ...core.configFailures()];
-      // Valid once there are no failures (the engine stops otherwise); unknown values stay as the engine sent them.
-      const inputs = {
-        ...news,
-        waitForReady: news.waitForReady ?? INPUT_DEFAULTS.waitForReady,
-        readyTimeout: news.readyTimeout ?? INPUT_DEFAULTS.readyTimeout,
-      } as WithProvider<OrderInputs>;
+      const inputs = withInputDefaults(news) as WithProvider<OrderInputs>;
       return { inputs, failures };
     },
 

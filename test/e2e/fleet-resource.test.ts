@@ -5,8 +5,8 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import type { Sandbox } from "../../sandbox";
 import type { PulumiProgram } from "../helpers/pulumi";
+import { sold } from "../helpers/sandbox";
 import { useStack } from "../helpers/stack";
 
 const FLEET_TYPE = "pulumi-nodejs:dynamic/proxy:ProxyFleet";
@@ -17,11 +17,6 @@ async function membersInState(program: PulumiProgram): Promise<Array<{ slot: num
   const fleets = resources.filter((r) => r.type === FLEET_TYPE);
   expect(fleets).toHaveLength(1);
   return (fleets[0]?.outputs?.members ?? []) as Array<{ slot: number; orderId: string; status: string }>;
-}
-
-/** Resolves once the sandbox has sold `count` orders. */
-async function sold(sandbox: Sandbox, count: number): Promise<void> {
-  while (sandbox.createdOrders.length < count) await sleep(100);
 }
 
 describe("a ProxyFleet from a JavaScript program (real CLI)", () => {

@@ -4,7 +4,8 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import { buyThenRenew, LIFETIME_MS, orderIdsInState, RENEW_BEFORE, sold, untilWindowOpens } from "../helpers/renewal";
+import { buyThenRenew, LIFETIME_MS, orderIdsInState, RENEW_BEFORE, untilWindowOpens } from "../helpers/renewal";
+import { sold } from "../helpers/sandbox";
 import { useStack } from "../helpers/stack";
 
 describe("renewal of a dynamic ProxyOrder (real CLI)", () => {

@@ -5,7 +5,6 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { expect } from "vitest";
-import type { Sandbox } from "../../sandbox";
 import type { JsonSummary, PulumiProgram } from "./pulumi";
 import type { StackUnderTest } from "./stack";
 
@@ -68,9 +67,4 @@ export async function buyThenRenew(stack: StackUnderTest, onResourceRow: boolean
 export async function orderIdsInState(program: PulumiProgram): Promise<unknown[]> {
   const { resources } = await program.exportState();
   return resources.filter((r) => r.type.endsWith("ProxyOrder")).map((r) => r.id);
-}
-
-/** Resolves once the sandbox has sold `count` orders. */
-export async function sold(sandbox: Sandbox, count: number): Promise<void> {
-  while (sandbox.createdOrders.length < count) await sleep(100);
 }

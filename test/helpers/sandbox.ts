@@ -1,6 +1,7 @@
 /**
  * Starts a sandbox on a free loopback port for one test file, and builds clients for it.
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, beforeEach } from "vitest";
 import { ProxyApiClient } from "../../client/client";
 import type { ClientOptions } from "../../client/request";
@@ -42,4 +43,9 @@ export function sandboxClock(sandbox: () => Sandbox) {
     now: () => sandbox().clock.now(),
     sleep: async (ms: number) => sandbox().clock.advance(ms),
   };
+}
+
+/** Resolves once the sandbox has sold `count` orders (to stop a CLI at a known point). */
+export async function sold(sandbox: Sandbox, count: number): Promise<void> {
+  while (sandbox.createdOrders.length < count) await sleep(100);
 }
