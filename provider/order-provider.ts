@@ -200,7 +200,7 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
     },
 
     /** Changes no purchase: resumes waiting for an order recorded before it was ready, else records the new inputs. */
-    async update(id: string, olds: OrderOutputs, news: WithProvider<OrderInputs>, operation: OperationOptions = {}) {
+    async update(id: string, olds: OrderOutputs, news: WithProvider<OrderInputs>, operation: OperationOptions = {}): Promise<{ outs: OrderOutputs }> {
       if (!(isPendingState(olds.status) && news.waitForReady)) {
         // Optional inputs the program no longer sets leave the outputs too.
         const { adoptOrderId: _adopted, renewBefore: _renewBefore, ...order } = olds;

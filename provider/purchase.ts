@@ -63,10 +63,21 @@ export interface PurchaseFlowOptions {
 }
 
 /** The purchase flow of one provider core. */
-export function createPurchaseFlow(options: PurchaseFlowOptions) {
+export interface PurchaseFlow {
+  /** Buys the plan, or carries on with the order an earlier run bought with the same key, and waits if asked. */
+  purchase(api: ProxyApiClient, request: PurchaseRequest): Promise<PurchaseOutcome>;
+  /** Waits for an order that exists; what the wait ended with. */
+  resume(api: ProxyApiClient, order: Order, purchaseKey: string | null, request: Pick<PurchaseRequest, "deadline" | "signal" | "onHeld">): Promise<PurchaseOutcome>;
+  /** An order that exists (adopted), waited for unless it is ready or not to be waited for. */
+  adopt(api: ProxyApiClient, order: Order, request: Pick<PurchaseRequest, "waitForReady" | "deadline" | "signal">): Promise<PurchaseOutcome>;
+  /** The order, or "gone" when its absence is certain; rejects when a 404 cannot be confirmed. */
+  readOrder(api: ProxyApiClient, id: string): Promise<Order | "gone">;
+}
+
+/** Creates the purchase flow of one provider core. */
+export function createPurchaseFlow(options: PurchaseFlowOptions): PurchaseFlow {
   const { log } = options;
 
-  /** The order, or "gone" when its absence is certain; rejects when a 404 cannot be confirmed. */
   const readOrder = async (api: ProxyApiClient, id: string): Promise<Order | "gone"> => {
     try {
       return (await api.getOrder(id)).order;
@@ -76,13 +87,13 @@ export function createPurchaseFlow(options: PurchaseFlowOptions) {
     }
   };
 
-  /** Waits for the order; what the wait ended with, as an outcome. */
-  const resume = async (
+  /** Waits for the order with `onHeld` told of its polls held back; what the wait ended with, as an outcome. */
+  const waitFor = async (
     api: ProxyApiClient,
     order: Order,
     purchaseKey: string | null,
-    request: Pick<PurchaseRequest, "deadline" | "signal" | "onHeld">,
-    onHeld = request.onHeld ?? heldReporter(log, () => `order ${order.id}`),
+    request: Pick<PurchaseRequest, "deadline" | "signal">,
+    onHeld: (heldMs: number) => void,
   ): Promise<PurchaseOutcome> => {
     try {
       const ready = await waitForOrder({
@@ -104,7 +115,6 @@ export function createPurchaseFlow(options: PurchaseFlowOptions) {
     }
   };
 
-  /** Buys the plan, or carries on with the order an earlier run bought with the same key, and waits if asked. */
   const purchase = async (api: ProxyApiClient, request: PurchaseRequest): Promise<PurchaseOutcome> => {
     let key = request.key;
     let orderId: string | undefined;
@@ -124,7 +134,7 @@ export function createPurchaseFlow(options: PurchaseFlowOptions) {
         if (replayed) {
           log.info(`proxy: order ${order.id} was bought earlier with this key; carrying on with it (not bought again)`);
         }
-        return request.waitForReady ? resume(api, order, key, request, onHeld) : { kind: "done", order, purchaseKey: key };
+        return request.waitForReady ? waitFor(api, order, key, request, onHeld) : { kind: "done", order, purchaseKey: key };
       }
       if (repurchase >= MAX_REPURCHASES) {
         throw new ProxyError(
@@ -142,14 +152,11 @@ export function createPurchaseFlow(options: PurchaseFlowOptions) {
     }
   };
 
-  /** An order that exists, waited for unless it is ready or not to be waited for. */
-  const adopt = async (api: ProxyApiClient, order: Order, request: Pick<PurchaseRequest, "waitForReady" | "deadline" | "signal">) =>
-    request.waitForReady && !isTargetState(order.status)
-      ? resume(api, order, null, request)
-      : ({ kind: "done", order, purchaseKey: null } satisfies PurchaseOutcome);
+  const resume: PurchaseFlow["resume"] = (api, order, purchaseKey, request) =>
+    waitFor(api, order, purchaseKey, request, request.onHeld ?? heldReporter(log, () => `order ${order.id}`));
+
+  const adopt: PurchaseFlow["adopt"] = async (api, order, request) =>
+    request.waitForReady && !isTargetState(order.status) ? resume(api, order, null, request) : { kind: "done", order, purchaseKey: null };
 
   return { purchase, resume, adopt, readOrder };
 }
-
-/** The purchase flow's type. */
-export type PurchaseFlow = ReturnType<typeof createPurchaseFlow>;
