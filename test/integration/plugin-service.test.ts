@@ -15,7 +15,7 @@ import { VERSION } from "../../client/version";
 import { purchaseKey } from "../../provider/idempotency";
 import { UNKNOWN } from "../../provider/pulumi-host";
 import { startPluginServer, type PluginServer } from "../../plugin/server";
-import { startSandbox } from "../../sandbox";
+import { startSandbox, type Sandbox } from "../../sandbox";
 import { sandboxClock, useSandbox } from "../helpers/sandbox";
 
 const sandbox = useSandbox({ provisioningMs: 5_000 });
@@ -210,11 +210,14 @@ describe("the plugin service", () => {
 });
 
 describe("Cancel (a graceful Ctrl-C)", () => {
-  it("ends a wait in flight at once and records the order as a partial create; the purchase is not repeated", async () => {
+  type Send = <Res>(name: "configure" | "create" | "cancel", req: unknown) => Promise<Res>;
+
+  /** A plugin on a sandbox whose orders take ten minutes, configured; `run` gets its sender and the sandbox. */
+  async function withSlowPlugin(run: (send: Send, slow: Sandbox) => Promise<void>): Promise<void> {
     const slow = await startSandbox({ provisioningMs: 600_000 });
     const plugin = await startPluginServer({ core: { env: {} } });
     const rpcClient = new ResourceProviderClient(`127.0.0.1:${plugin.port}`, grpc.credentials.createInsecure());
-    const send = <Res>(name: "configure" | "create" | "cancel", req: unknown) =>
+    const send: Send = <Res>(name: "configure" | "create" | "cancel", req: unknown) =>
       new Promise<Res>((resolve, reject) =>
         (rpcClient[name] as unknown as (r: unknown, cb: (e: grpc.ServiceError | null, r: Res) => void) => void).call(rpcClient, req, (e, r) =>
           e ? reject(e) : resolve(r),
@@ -222,6 +225,22 @@ describe("Cancel (a graceful Ctrl-C)", () => {
       );
     try {
       await send("configure", new rpc.ConfigureRequest().setArgs(struct({ baseUrl: slow.url, apiKey: slow.apiKey })).setAcceptsecrets(true));
+      await run(send, slow);
+    } finally {
+      rpcClient.close();
+      await plugin.close();
+      await slow.stop();
+    }
+  }
+
+  /** The partial result a failed create carries. */
+  const partialOf = (error: grpc.ServiceError) => {
+    const status = Status.deserializeBinary(error.metadata.get("grpc-status-details-bin")[0] as Uint8Array);
+    return rpc.ErrorResourceInitFailed.deserializeBinary(status.getDetailsList()[0]!.getValue_asU8());
+  };
+
+  it("ends a wait in flight at once and records the order as a partial create; the purchase is not repeated", async () => {
+    await withSlowPlugin(async (send, slow) => {
       const inputs = { planId: "dc-us-5", waitForReady: true, readyTimeout: "1h", idempotencyKey: "cancel-key" };
       const creating = send("create", new rpc.CreateRequest().setUrn(URN).setProperties(struct(inputs))).catch((e: unknown) => e);
       while (slow.createdOrders.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -229,14 +248,23 @@ describe("Cancel (a graceful Ctrl-C)", () => {
       // The wait had an hour to go (past the test's timeout): only the Cancel can end it.
       const error = (await creating) as grpc.ServiceError;
       expect(error.details).toMatch(/was cancelled \(last state: (pending|provisioning)\)[\s\S]*is recorded in the state/);
-      const status = Status.deserializeBinary(error.metadata.get("grpc-status-details-bin")[0] as Uint8Array);
-      const detail = rpc.ErrorResourceInitFailed.deserializeBinary(status.getDetailsList()[0]!.getValue_asU8());
-      expect(detail.getId()).toBe(slow.createdOrders[0]!.id);
+      expect(partialOf(error).getId()).toBe(slow.createdOrders[0]!.id);
       expect(slow.createdOrders).toHaveLength(1);
-    } finally {
-      rpcClient.close();
-      await plugin.close();
-      await slow.stop();
-    }
+    });
+  });
+
+  it("ends a fleet's waits at once and records every member bought, as a partial create of the fleet", async () => {
+    await withSlowPlugin(async (send, slow) => {
+      const inputs = { planId: "dc-us-5", orders: 3, waitForReady: true, readyTimeout: "1h", idempotencyKey: "cancel-fleet" };
+      const urn = "urn:pulumi:dev::shop::proxy:index:ProxyFleet::pool";
+      const creating = send("create", new rpc.CreateRequest().setUrn(urn).setProperties(struct(inputs))).catch((e: unknown) => e);
+      while (slow.createdOrders.length < 3) await new Promise((resolve) => setTimeout(resolve, 20));
+      await send("cancel", new Empty());
+      const error = (await creating) as grpc.ServiceError;
+      expect(error.details).toMatch(/^3 of the fleet's 3 order\(s\) are not ready: slot \d: Waiting for order ord_\w+ was cancelled/);
+      const members = (partialOf(error).getProperties()?.toJavaScript().members ?? []) as Array<{ orderId: string; status: string }>;
+      expect(members.map((m) => m.orderId).sort()).toEqual(slow.createdOrders.map((o) => o.id).sort());
+      expect(slow.createdOrders).toHaveLength(3);
+    });
   });
 });
