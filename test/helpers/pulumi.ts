@@ -66,6 +66,8 @@ export class PulumiProgram {
   private readonly state: string;
   private readonly ownsState: boolean;
   readonly env: NodeJS.ProcessEnv;
+  /** The CLI this program runs; default {@link pulumiBinary}. */
+  cli: string | undefined;
 
   private constructor(programPath: string, readonly stack: string, sharedState?: string, installedDir?: string) {
     if (installedDir) {
@@ -114,7 +116,7 @@ export class PulumiProgram {
   run(args: string[], options: { allowFailure?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
     return new Promise((resolvePromise, reject) => {
       execFile(
-        pulumiBinary(),
+        this.cli ?? pulumiBinary(),
         [...args, "--non-interactive"],
         { cwd: this.dir, env: { ...this.env, ...options.env }, maxBuffer: 64 * 1024 * 1024 },
         (error, stdout, stderr) => {
@@ -167,7 +169,7 @@ export class PulumiProgram {
    */
   upKilled(killWhen: Promise<unknown>): Promise<string> {
     return new Promise((resolvePromise) => {
-      const child = spawn(pulumiBinary(), ["up", "--yes", "--skip-preview", "--non-interactive"], {
+      const child = spawn(this.cli ?? pulumiBinary(), ["up", "--yes", "--skip-preview", "--non-interactive"], {
         cwd: this.dir,
         env: this.env,
         detached: true,

@@ -1,5 +1,6 @@
 /**
- * The dependency rule: contract <- client <- provider <- dynamic-sdk and plugin, and contract <- sandbox. Each part may import only
+ * The dependency rule: contract <- client <- provider <- dynamic-sdk and plugin, and contract <- sandbox; policy stands
+ * alone (the spend guard knows the resources by their type tokens, which test/unit/spend-guard.test.ts keeps true). Each part may import only
  * from the parts on its left (and itself), and only the outside packages listed for it. A second check walks the
  * published type declarations from the package's entry points and fails if they reach zod or undici: users'
  * type checks must not depend on our dependencies' types.
@@ -35,6 +36,7 @@ const PARTS = {
     ],
   },
   sandbox: { parts: ["contract", "sandbox"], packages: [] },
+  policy: { parts: ["policy"], packages: [] },
 } as const;
 
 const BUILTINS = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
@@ -74,7 +76,7 @@ describe("the dependency rule", () => {
 
 describe("the published type declarations", () => {
   it("reach neither zod nor undici from any entry point", () => {
-    const entries = ["dist/dynamic-sdk/index.d.ts", "dist/provider/index.d.ts", "dist/sandbox/index.d.ts"].map((p) => join(REPO_ROOT, p));
+    const entries = ["dist/dynamic-sdk/index.d.ts", "dist/provider/index.d.ts", "dist/sandbox/index.d.ts", "dist/policy/index.d.ts"].map((p) => join(REPO_ROOT, p));
     expect(entries.filter((p) => !existsSync(p)), "run `npm run build` first (npm test does)").toEqual([]);
     const seen = new Set<string>();
     const leaks: string[] = [];
