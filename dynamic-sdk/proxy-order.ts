@@ -29,7 +29,7 @@ export interface ProxyOrderArgs {
    * The id of an order that already exists (`ord_...`), to track it instead of buying one: the way back after a
    * lost state or a moved resource, since `pulumi import` cannot import dynamic resources. Create reads the order,
    * checks that it is for `planId`, and waits for it like a purchase. Changing it to another order replaces the
-   * resource; removing it later changes nothing.
+   * resource; removing it later is an update in place that calls nothing.
    */
   adoptOrderId?: pulumi.Input<string>;
   /**
