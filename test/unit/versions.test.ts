@@ -1,6 +1,6 @@
 /**
  * One version everywhere: the npm package, what the plugin reports and serves in its schema, every generated SDK,
- * and the plugin archives `npm run dist` names. Also one download location: the schema's, in every SDK.
+ * the policy pack, and the plugin archives `npm run dist` names. Also one download location: the schema's, in every SDK.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -36,5 +36,10 @@ describe("one version everywhere", () => {
     expect(read("sdk", "dotnet", "PulumiProxy.Proxy.csproj")).toContain(`<Version>${version}</Version>`);
     expect(read("sdk", "dotnet", "version.txt").trim()).toBe(version);
     expect(read("sdk", "go", "proxy", "internal", "pulumiUtilities.go")).toContain(`semver.MustParse("${version}")`);
+  });
+
+  it("the policy pack the package ships carries that version", () => {
+    expect(json("policy-pack", "package.json").version).toBe(version);
+    expect(read("policy-pack", "PulumiPolicy.yaml")).toMatch(new RegExp(`^version: ${version.replace(/\./g, "\\.")}$`, "m"));
   });
 });
