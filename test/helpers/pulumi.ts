@@ -3,7 +3,7 @@
  * folder, a passphrase for secrets, and the offline settings. Every failure throws with the CLI's own output.
  */
 import { execFile, spawn } from "node:child_process";
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readlinkSync, renameSync, rmSync, symlinkSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, renameSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -190,9 +190,24 @@ export class PulumiProgram {
       killWhen.then(kill, kill);
       child.on("close", () => {
         ended = true;
+        this.killLeftovers();
         resolvePromise(out);
       });
     });
+  }
+
+  /**
+   * Kills what a killed CLI leaves running in the program's folder: the engine starts its plugins (the dynamic
+   * provider, the plugin, the language host) in process groups of their own, which the CLI's SIGKILL does not reach.
+   */
+  private killLeftovers(): void {
+    for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+      try {
+        if (readlinkSync(`/proc/${pid}/cwd`) === this.dir) process.kill(Number(pid), "SIGKILL");
+      } catch {
+        // Gone already, or not ours to read.
+      }
+    }
   }
 
   /** Stack outputs; secrets stay `[secret]` unless asked for. */
