@@ -45,15 +45,24 @@ export async function confirmOrderGone(
       if (!(error instanceof NotFoundError)) throw error;
     }
   }
+  await confirmApiAnswers(client, first, `order ${id} stays in the state`);
+  return "gone";
+}
+
+/**
+ * Resolves when `GET /v1/usage` on the same base URL answers, so that `first` (a 404) came from the API itself;
+ * rejects with an {@link OrderAbsenceUnconfirmedError} that names the setting to check otherwise. `consequence` says
+ * what is done instead of trusting the 404 (e.g. "order ord_1 stays in the state").
+ */
+export async function confirmApiAnswers(client: Pick<ProxyApiClient, "getUsage">, first: NotFoundError, consequence: string): Promise<void> {
   try {
     await client.getUsage();
   } catch (error) {
     const why = (error instanceof Error ? error.message : String(error)).replace(/\.\s*$/, "");
     throw new OrderAbsenceUnconfirmedError(
-      `GET /v1/orders/${id} answered 404, and GET /v1/usage on the same base URL failed too (${why}). ` +
+      `${first.method} ${first.path} answered 404, and GET /v1/usage on the same base URL failed too (${why}). ` +
         "So the 404 may come from a wrong proxy:baseUrl (or PROXY_API_BASE_URL) or an outage, " +
-        `not from a missing order: order ${id} stays in the state. Check the base URL (scheme, host and port only, ` +
-        "without /v1), then refresh again.",
+        `not from a missing order: ${consequence}. Check the base URL (scheme, host and port only, without /v1), then try again.`,
       {
         status: first.status,
         code: "absence_unconfirmed",
@@ -64,5 +73,4 @@ export async function confirmOrderGone(
       },
     );
   }
-  return "gone";
 }

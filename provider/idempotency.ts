@@ -33,6 +33,15 @@ export function nextPurchaseKey(previousKey: string, spentOrderId: string): stri
 }
 
 /**
+ * The key for buying again after the API answered a replay of `previousKey` with 404: the order that key bought no
+ * longer exists (the operator removed it), and the contract spends the key with it. No order id is known then, so
+ * the key alone is the seed: every retry of the repair derives the same key and buys at most once.
+ */
+export function keyAfterRemovedOrder(previousKey: string): string {
+  return digest([previousKey, "order-removed"]);
+}
+
+/**
  * The key of the first purchase for one slot of a fleet: derived from the fleet's identity and the slot, so that a
  * re-run buys exactly the members that are missing.
  */

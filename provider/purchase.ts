@@ -10,9 +10,9 @@ import type { ProxyApiClient } from "../client/client";
 import { NotFoundError, ProxyError } from "../client/errors";
 import { isSpentState, isTargetState } from "../contract/states";
 import type { Order } from "../contract/types";
-import { confirmOrderGone, type AbsenceCheckOptions } from "./absence";
+import { confirmApiAnswers, confirmOrderGone, type AbsenceCheckOptions } from "./absence";
 import { formatDuration } from "./duration";
-import { nextPurchaseKey } from "./idempotency";
+import { keyAfterRemovedOrder, nextPurchaseKey } from "./idempotency";
 import { assessExpiry, orderExpiry, replacesOrder } from "./renewal";
 import { heldReporter, purchaseTally, type ProviderLog } from "./rate-limit-report";
 import { OrderFailedError, OrderWaitCancelledError, OrderWaitTimeoutError, waitForOrder, type WaitOptions } from "./wait";
@@ -121,9 +121,25 @@ export function createPurchaseFlow(options: PurchaseFlowOptions): PurchaseFlow {
     const purchasing = purchaseTally(api.budget, options.summaryLog);
     const onHeld = request.onHeld ?? heldReporter(log, () => (orderId ? `order ${orderId}` : `the purchase of plan ${request.planId}`));
     for (let repurchase = 0; ; repurchase++) {
-      const { order, replayed, boughtBeforeThisCall } = await purchasing(() =>
+      const created = await purchasing(() =>
         api.createOrder({ planId: request.planId, idempotencyKey: key }, { onHeld, deadline: request.deadline }),
-      );
+      ).catch(async (error: unknown) => {
+        if (!(error instanceof NotFoundError)) throw error;
+        // A 404 to a purchase: the order this key bought earlier was removed, so the key is spent. Unless another
+        // request shows that the API answers, the 404 may come from a wrong base URL, and nothing may be bought.
+        await confirmApiAnswers(api, error, `nothing was bought for plan ${request.planId}`);
+        return "removed" as const;
+      });
+      if (created === "removed") {
+        if (repurchase >= MAX_REPURCHASES) throw repeatedFailures(request.planId, `the order of key ${key} was removed`, repurchase);
+        log.warn(
+          `proxy: the order bought earlier for plan ${request.planId} with this key no longer exists (the API answered its ` +
+            "replay with 404: it was removed, for example refunded); buying again once, with a key derived from the old one",
+        );
+        key = keyAfterRemovedOrder(key);
+        continue;
+      }
+      const { order, replayed, boughtBeforeThisCall } = created;
       orderId = order.id;
       // Only an order bought before this purchase began may be bought again: one that is spent, or due for renewal
       // (the resource planned no successor key, so the key met it again). A spent order this very call may have
@@ -136,13 +152,7 @@ export function createPurchaseFlow(options: PurchaseFlowOptions): PurchaseFlow {
         }
         return request.waitForReady ? waitFor(api, order, key, request, onHeld) : { kind: "done", order, purchaseKey: key };
       }
-      if (repurchase >= MAX_REPURCHASES) {
-        throw new ProxyError(
-          `Order ${order.id} for plan ${request.planId} ended "${order.status}", as did the ${repurchase} purchases before it. ` +
-            "Not buying again automatically; check the plan with the provider's support.",
-          "repeated_failures",
-        );
-      }
+      if (repurchase >= MAX_REPURCHASES) throw repeatedFailures(request.planId, `order ${order.id} ended "${order.status}"`, repurchase);
       log.warn(
         `proxy: order ${order.id} (bought by an earlier run with this key) ` +
           (spent ? `ended "${order.status}"` : "is due for renewal") +
@@ -159,4 +169,13 @@ export function createPurchaseFlow(options: PurchaseFlowOptions): PurchaseFlow {
     request.waitForReady && !isTargetState(order.status) ? resume(api, order, null, request) : { kind: "done", order, purchaseKey: null };
 
   return { purchase, resume, adopt, readOrder };
+}
+
+/** The flow has bought again `times` times for one purchase, and the last attempt came to nothing usable either. */
+function repeatedFailures(planId: string, last: string, times: number): ProxyError {
+  return new ProxyError(
+    `The purchase of plan ${planId} came to nothing usable ${times + 1} times in a row (last: ${last}). ` +
+      "Not buying again automatically; check the plan with the provider's support.",
+    "repeated_failures",
+  );
 }

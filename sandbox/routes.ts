@@ -142,13 +142,17 @@ async function createOrder(req: RouteRequest, ctx: RouteContext): Promise<RouteR
     }
     if (decision.kind === "replay") {
       const order = state.orders.get(decision.orderId);
-      if (order) {
-        return {
-          status: 200,
-          body: orderView(state, order, now, ctx.pollingHints),
-          headers: { "idempotent-replayed": "true", location: `/v1/orders/${order.id}` },
-        };
+      // The contract: the key is spent with its order; buying again needs a new key.
+      if (!order) {
+        throw new Problem(404, `Order ${decision.orderId} of this Idempotency-Key no longer exists; buying again needs a new key.`, {
+          code: "not_found",
+        });
       }
+      return {
+        status: 200,
+        body: orderView(state, order, now, ctx.pollingHints),
+        headers: { "idempotent-replayed": "true", location: `/v1/orders/${order.id}` },
+      };
     }
   }
   const plan = PLANS[body.plan_id];

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { createFleetProvider, fleetId } from "../../provider/fleet-provider";
 import type { FleetInputs, FleetOutputs } from "../../provider/fleet-state";
-import { memberPurchaseKey, nextPurchaseKey } from "../../provider/idempotency";
+import { keyAfterRemovedOrder, memberPurchaseKey, nextPurchaseKey } from "../../provider/idempotency";
 import { PartialOrderError } from "../../provider/pulumi-host";
 import { sandboxClock, useSandbox } from "../helpers/sandbox";
 
@@ -109,6 +109,22 @@ describe("a fleet", () => {
     expect(after.members.map((m) => m.orderId)).toEqual([outs.members[0]!.orderId, outs.members[1]!.orderId, after.members[2]!.orderId, outs.members[3]!.orderId]);
     expect(after.members[2]!.orderId).not.toBe(victim.orderId);
     expect(after.proxies.some((px) => px.orderId === victim.orderId)).toBe(false);
+  });
+
+  it("buys a member the operator removed again once: refresh drops it, the next update derives a key from the spent one", async () => {
+    const given = inputs({ orders: 3 });
+    const { id, outs } = await created(given);
+    const victim = outs.members[1]!;
+    sandbox.current.removeOrder(victim.orderId);
+    const { p } = provider();
+    const refreshed = (await p.read(id, outs)).props as FleetOutputs;
+    expect(refreshed.members.map((m) => m.slot)).toEqual([0, 2]);
+    const after = (await p.update(id, refreshed, given)).outs;
+    expect(after.members.map((m) => m.status)).toEqual(["active", "active", "active"]);
+    // A retried `up` (say, after a SIGKILL) from the same refreshed state meets the same keys: nothing more is bought.
+    await p.update(id, refreshed, given);
+    expect(keysBought()).toHaveLength(4);
+    expect(keysBought()[3]).toBe(keyAfterRemovedOrder(memberPurchaseKey(given.idempotencyKey, 1)));
   });
 
   it("renews the members inside renewBefore, each once, and a new planId replaces the fleet", async () => {

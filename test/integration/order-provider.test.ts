@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RequestBudget } from "../../client/budget";
 import { AuthenticationError } from "../../client/errors";
 import { OrderAbsenceUnconfirmedError } from "../../provider/absence";
-import { nextPurchaseKey } from "../../provider/idempotency";
+import { keyAfterRemovedOrder, nextPurchaseKey } from "../../provider/idempotency";
 import { createOrderProvider, type OrderProviderOptions } from "../../provider/order-provider";
 import { PartialOrderError, UNKNOWN } from "../../provider/pulumi-host";
 import type { OrderInputs, OrderOutputs } from "../../provider/order-state";
@@ -282,6 +282,36 @@ describe("read (refresh)", () => {
     expect((error as Error).message).not.toContain("sk_revoked_key");
     expect((error as Error).message).toMatch(/configuration stored in the state.*`pulumi refresh --run-program`/s);
     expect((error as Error).cause).toBeInstanceOf(AuthenticationError);
+  });
+});
+
+describe("an order the operator removed (the key's replay answers 404)", () => {
+  it("is dropped by refresh, then bought again exactly once with a key derived from the spent one", async () => {
+    const { p, lines } = provider();
+    const given = inputs({ waitForReady: false });
+    const { id, outs } = await p.create(given);
+    sandbox.current.removeOrder(id);
+    expect(await p.read(id, outs)).toEqual({});
+
+    const again = await p.create(given);
+    expect(again.id).not.toBe(id);
+    expect(again.outs.purchaseKey).toBe(keyAfterRemovedOrder(given.idempotencyKey));
+    // A retried or killed `up` meets the same keys again: the replay of the successor, nothing more.
+    const retried = await p.create(given);
+    expect(retried.id).toBe(again.id);
+    expect(sandbox.current.createdOrders.map((o) => o.idempotencyKey)).toEqual([given.idempotencyKey, keyAfterRemovedOrder(given.idempotencyKey)]);
+    expect(lines.filter((l) => l.includes("no longer exists (the API answered its replay with 404")).length).toBe(2);
+  });
+
+  it("buys nothing when the purchase's 404 does not come from the API (wrong base URL), and names the setting", async () => {
+    const wrong = createOrderProvider({
+      env: { PROXY_API_BASE_URL: `${sandbox.current.url}/api`, PROXY_API_KEY: sandbox.current.apiKey },
+      absence: { delayMs: 1 },
+    });
+    const error = await wrong.create(inputs()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OrderAbsenceUnconfirmedError);
+    expect((error as Error).message).toMatch(/POST \/v1\/orders answered 404.*proxy:baseUrl.*nothing was bought/s);
+    expect(sandbox.current.createdOrders).toEqual([]);
   });
 });
 
