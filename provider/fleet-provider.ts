@@ -15,6 +15,7 @@ import { ProxyError } from "../client/errors";
 import { isSpentState, isTargetState } from "../contract/states";
 import type { Order } from "../contract/types";
 import { describePurchases, planFleet, type MemberAction } from "./fleet-plan";
+import { FleetProgress } from "./fleet-progress";
 import {
   fleetInputsOf,
   memberOf,
@@ -33,6 +34,7 @@ import { createProviderCore, type ConfigureArgs, type OperationOptions, type Pro
 import type { PurchaseOutcome } from "./purchase";
 import { PartialOrderError, partialProperties, UNKNOWN, type WithProvider } from "./pulumi-host";
 import { orderExpiry } from "./renewal";
+import type { WaitProgress } from "./wait";
 
 /** Inputs as `check` receives them: anything, until it has validated them. */
 type UncheckedInputs = Partial<Record<keyof FleetInputs, unknown>>;
@@ -71,20 +73,31 @@ export function createFleetProvider(options: ProviderOptions = {}) {
     if (purchases) log.info(purchases);
 
     const deadline = deadlineOf(inputs, operation);
-    // No line per member held back by the rate limit: the budget's summary speaks for the whole fleet.
-    const request = { waitForReady: inputs.waitForReady, deadline, signal: operation.signal, onHeld: () => undefined };
+    // No line per member: the budget's summary speaks for the fleet under the rate limit, and `progress` for its waits.
+    const progress = new FleetProgress(log, `the fleet's orders of plan ${inputs.planId}`, plan.actions.length);
     const run = async (action: MemberAction): Promise<{ action: MemberAction; outcome?: PurchaseOutcome; error?: unknown }> => {
+      const slot = action.kind === "buy" ? action.slot : action.member.slot;
+      const request = {
+        waitForReady: inputs.waitForReady,
+        deadline,
+        signal: operation.signal,
+        onHeld: () => undefined,
+        onProgress: (p: WaitProgress) => progress.update(slot, p.orderId, p.status),
+        onCarriedOn: () => progress.carriedOn(),
+      };
       try {
         const outcome =
           action.kind === "buy"
             ? await flow.purchase(api, { ...request, planId: inputs.planId, key: action.key, renewBefore: inputs.renewBefore })
             : await flow.resume(api, orderOf(action.member, inputs.planId), action.member.purchaseKey, request);
+        progress.update(slot, outcome.order.id, outcome.order.status);
         return { action, outcome };
       } catch (error) {
         return { action, error };
       }
     };
     const results = await Promise.all(plan.actions.map(run));
+    progress.finish();
 
     const problems: string[] = [];
     for (const { action, outcome, error } of results) {

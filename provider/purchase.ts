@@ -15,7 +15,7 @@ import { formatDuration } from "./duration";
 import { keyAfterRemovedOrder, nextPurchaseKey } from "./idempotency";
 import { assessExpiry, orderExpiry, replacesOrder } from "./renewal";
 import { heldReporter, purchaseTally, type ProviderLog } from "./rate-limit-report";
-import { OrderFailedError, OrderWaitCancelledError, OrderWaitTimeoutError, waitForOrder, type WaitOptions } from "./wait";
+import { OrderFailedError, OrderWaitCancelledError, OrderWaitTimeoutError, waitForOrder, type WaitOptions, type WaitProgress } from "./wait";
 
 /** Re-purchases after spent orders, per purchase, before giving up (each one was reported). */
 const MAX_REPURCHASES = 3;
@@ -38,6 +38,10 @@ export interface PurchaseRequest {
    * waited 30 s in all
    */
   onHeld?: (heldMs: number) => void;
+  /** Told of the order's state while it is waited for. @default a line on every change of state, and every 30 s */
+  onProgress?: (progress: WaitProgress) => void;
+  /** Told when the key met an order an earlier run bought. @default a line saying so */
+  onCarriedOn?: (order: Order) => void;
 }
 
 /** What a purchase or a resumed wait came to. `purchaseKey` is null for an adopted order, whose key is not known. */
@@ -67,7 +71,12 @@ export interface PurchaseFlow {
   /** Buys the plan, or carries on with the order an earlier run bought with the same key, and waits if asked. */
   purchase(api: ProxyApiClient, request: PurchaseRequest): Promise<PurchaseOutcome>;
   /** Waits for an order that exists; what the wait ended with. */
-  resume(api: ProxyApiClient, order: Order, purchaseKey: string | null, request: Pick<PurchaseRequest, "deadline" | "signal" | "onHeld">): Promise<PurchaseOutcome>;
+  resume(
+    api: ProxyApiClient,
+    order: Order,
+    purchaseKey: string | null,
+    request: Pick<PurchaseRequest, "deadline" | "signal" | "onHeld" | "onProgress">,
+  ): Promise<PurchaseOutcome>;
   /** An order that exists (adopted), waited for unless it is ready or not to be waited for. */
   adopt(api: ProxyApiClient, order: Order, request: Pick<PurchaseRequest, "waitForReady" | "deadline" | "signal">): Promise<PurchaseOutcome>;
   /** The order, or "gone" when its absence is certain; rejects when a 404 cannot be confirmed. */
@@ -92,7 +101,7 @@ export function createPurchaseFlow(options: PurchaseFlowOptions): PurchaseFlow {
     api: ProxyApiClient,
     order: Order,
     purchaseKey: string | null,
-    request: Pick<PurchaseRequest, "deadline" | "signal">,
+    request: Pick<PurchaseRequest, "deadline" | "signal" | "onProgress">,
     onHeld: (heldMs: number) => void,
   ): Promise<PurchaseOutcome> => {
     try {
@@ -102,7 +111,7 @@ export function createPurchaseFlow(options: PurchaseFlowOptions): PurchaseFlow {
         signal: request.signal,
         deadline: (options.wait?.clock?.now() ?? Date.now()) + (request.deadline - Date.now()),
         lastSeen: order,
-        onProgress: (p) => log.info(`proxy: order ${p.orderId} is ${p.status} (waited ${formatDuration(p.waitedMs)})`),
+        onProgress: request.onProgress ?? ((p) => log.info(`proxy: order ${p.orderId} is ${p.status} (waited ${formatDuration(p.waitedMs)})`)),
         onHeld,
         ...options.wait,
       });
@@ -148,7 +157,8 @@ export function createPurchaseFlow(options: PurchaseFlowOptions): PurchaseFlow {
       const due = replacesOrder(assessExpiry({ ...order, expiresAt: orderExpiry(order), renewBefore: request.renewBefore }, options.now()));
       if (!(boughtBeforeThisCall && (spent || due))) {
         if (replayed) {
-          log.info(`proxy: order ${order.id} was bought earlier with this key; carrying on with it (not bought again)`);
+          if (request.onCarriedOn) request.onCarriedOn(order);
+          else log.info(`proxy: order ${order.id} was bought earlier with this key; carrying on with it (not bought again)`);
         }
         return request.waitForReady ? waitFor(api, order, key, request, onHeld) : { kind: "done", order, purchaseKey: key };
       }

@@ -97,3 +97,22 @@ describe("a ProxyFleet from a JavaScript program (real CLI)", () => {
     expect(sandbox.createdOrders).toHaveLength(13);
   }, 600_000);
 });
+
+describe("a ProxyFleet of 1,000 (real CLI)", () => {
+  const stack = useStack("test/e2e/programs/proxy-fleet", {
+    stack: "thousand",
+    sandbox: { provisioningMs: 8000, rateLimit: { requestsPerSecond: 200, burst: 200 } },
+  });
+
+  it("reports its waits as one fleet: a few progress lines, not a line per member and state", async () => {
+    const { program, sandbox } = stack;
+    await program.config("orders", "1000");
+    await program.config("readyTimeout", "10m");
+    const up = await program.up();
+    expect(sandbox.createdOrders).toHaveLength(1000);
+    const said = (up.diagnostics ?? []).map((d) => d.message).filter((m) => m.includes("proxy:"));
+    expect(said.some((m) => /the fleet's orders of plan dc-us-5: 1000 of 1000 order\(s\) placed: 0 pending, 0 provisioning, 1000 active/.test(m))).toBe(true);
+    expect(said.filter((m) => /order ord_\w+ is (pending|provisioning)/.test(m))).toEqual([]);
+    expect(said.length).toBeLessThanOrEqual(30);
+  }, 600_000);
+});
