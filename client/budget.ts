@@ -4,31 +4,33 @@
  *
  * What it learns from, in order of trust:
  * - `Retry-After` on a `429` (or a `503`): every request on the key pauses until then, not only the call that got it.
- * - `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` hints: the quota left until the reset. Requests
- *   still in flight are counted against it, so the answers that come back can never be spent twice.
- * - `429`s alone (an API without hints): the rate is cut to 70% of what was being sent and recovers by 5% a second,
- *   as the AWS SDK's adaptive retry mode does. Several processes on one key converge through the same feedback.
+ * - `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` hints, while the answers carry them: the quota left
+ *   until the reset. Requests still in flight are counted against it, so the answers that come back can never be
+ *   spent twice. A quota whose reset passed without fresh hints is forgotten, never refilled in one burst.
+ * - A send rate, learned (client/pacer.ts): a slow start while nothing is known, a cut on every `429` episode and a
+ *   cubic recovery after it, and never above the rate the hints imply. So the budget holds whether the API sends hints
+ *   with every answer, only with its `429`s, or never, and several processes on one key converge.
  *
  * Who goes first: waiting requests are served by priority, then in the order they asked (so polls take turns):
  * `urgent` (purchases, and every call a user waits on directly), then `due` (a poll at an order's
- * `estimated_ready_at`), then `routine` polls. While nothing limits the key, a request goes out at once: a single
- * order keeps today's timing exactly. Before the first answer from a key, one request goes out alone, so that a fleet
- * learns the hints from one answer instead of from a burst of `429`s.
+ * `estimated_ready_at`), then `routine` polls. A single order never meets the rate; before the first answer from a
+ * key, one request goes out alone, so that a fleet learns the hints from one answer instead of from a burst of `429`s.
  */
 import { createHash } from "node:crypto";
 import { setTimeout as sleepFor } from "node:timers/promises";
 import { ProxyError } from "./errors";
+import { Pacer, type PacerOptions } from "./pacer";
 
 /** The order in which held requests are served. */
 export type RequestPriority = "urgent" | "due" | "routine";
+
+/** The window over which the rate this process got accepted is measured, at a 429. */
+const ACCEPTED_WINDOW_MS = 3000;
 
 const PRIORITY_RANK: Record<RequestPriority, number> = { urgent: 0, due: 1, routine: 2 };
 
 /** Defaults of {@link BudgetOptions}. */
 export const DEFAULT_BUDGET_OPTIONS = {
-  throttleFactor: 0.7,
-  recoveryPerSecond: 0.05,
-  minRatePerSecond: 0.2,
   pauseWithoutRetryAfterMs: 1000,
   summaryEveryMs: 30_000,
 } as const;
@@ -42,12 +44,8 @@ export interface BudgetClock {
 
 /** Options of a {@link RequestBudget}. */
 export interface BudgetOptions {
-  /** The share of the measured send rate kept after a `429` without hints. @default 0.7 */
-  throttleFactor?: number;
-  /** How fast a cut rate grows back, per second without a `429`. @default 0.05 (5%) */
-  recoveryPerSecond?: number;
-  /** The rate is never cut below this, in requests per second. @default 0.2 */
-  minRatePerSecond?: number;
+  /** How the send rate is learned (client/pacer.ts). */
+  pacing?: PacerOptions;
   /** The pause of every request after a `429` that carries no `Retry-After`. @default 1000 */
   pauseWithoutRetryAfterMs?: number;
   /** Least time between two summaries to the listeners. @default 30000 */
@@ -103,7 +101,7 @@ const realClock: BudgetClock = {
 
 /** A per-key request budget; see the module's comment. Use {@link sharedBudget} for the process's one. */
 export class RequestBudget {
-  private readonly options: Required<Omit<BudgetOptions, "clock">>;
+  private readonly options: Required<Omit<BudgetOptions, "clock" | "pacing">>;
   private readonly clock: BudgetClock;
   private readonly queue: Waiter[] = [];
   private readonly listeners = new Set<(summary: BudgetSummary) => void>();
@@ -113,9 +111,14 @@ export class RequestBudget {
   private pausedUntil = 0;
   /** The server's quota as last reported, less what was sent since. */
   private quota: { limit: number; remaining: number; resetAt: number } | undefined;
-  /** A rate learned from `429`s: a token bucket of one second's capacity. */
-  private learned: { perSecond: number; tokens: number; at: number; grownAt: number } | undefined;
+  /** Whether the last answer carried hints: only then is a spent quota refilled at its reset. */
+  private hintsFresh = false;
+  private readonly pacer: Pacer;
   private readonly sentAt: number[] = [];
+  /** When answers other than 429 came, over the last few seconds: the share of the key this process really got. */
+  private readonly acceptedAt: number[] = [];
+  /** When the last pause for a 429 ended (or ends). */
+  private resumedAt = 0;
   private throttledSinceSummary = 0;
   private lastSummaryAt: number;
   private pumping = false;
@@ -124,10 +127,8 @@ export class RequestBudget {
   constructor(options: BudgetOptions = {}) {
     const d = DEFAULT_BUDGET_OPTIONS;
     this.clock = options.clock ?? realClock;
+    this.pacer = new Pacer(this.clock.now(), options.pacing);
     this.options = {
-      throttleFactor: options.throttleFactor ?? d.throttleFactor,
-      recoveryPerSecond: options.recoveryPerSecond ?? d.recoveryPerSecond,
-      minRatePerSecond: options.minRatePerSecond ?? d.minRatePerSecond,
       pauseWithoutRetryAfterMs: options.pauseWithoutRetryAfterMs ?? d.pauseWithoutRetryAfterMs,
       summaryEveryMs: options.summaryEveryMs ?? d.summaryEveryMs,
     };
@@ -178,21 +179,13 @@ export class RequestBudget {
   private nextAllowedAt(now: number): number {
     if (!this.answered && this.inFlight > 0) return Infinity;
     let at = Math.max(now, this.pausedUntil);
-    if (this.quota && this.quota.remaining < 1) {
-      if (now >= this.quota.resetAt) {
-        this.quota.remaining = this.quota.limit - this.inFlight;
-      }
-      if (this.quota.remaining < 1) at = Math.max(at, this.quota.resetAt > now ? this.quota.resetAt : now + 1000);
+    if (this.quota && this.quota.remaining < 1 && now >= this.quota.resetAt) {
+      // Stale hints say nothing about the next window: the learned rate paces from here.
+      if (this.hintsFresh) this.quota.remaining = this.quota.limit - this.inFlight;
+      else this.quota = undefined;
     }
-    if (this.learned) {
-      const l = this.learned;
-      if (now > l.at) {
-        l.tokens = Math.min(Math.max(1, l.perSecond), l.tokens + ((now - l.at) / 1000) * l.perSecond);
-        l.at = now;
-      }
-      if (l.tokens < 1) at = Math.max(at, l.at + ((1 - l.tokens) / l.perSecond) * 1000);
-    }
-    return at;
+    if (this.quota && this.quota.remaining < 1) at = Math.max(at, this.quota.resetAt > now ? this.quota.resetAt : now + 1000);
+    return Math.max(at, this.pacer.nextAt(at));
   }
 
   private poke(): void {
@@ -237,7 +230,7 @@ export class RequestBudget {
   private grant(waiter: Waiter, now: number): void {
     this.inFlight += 1;
     if (this.quota) this.quota.remaining -= 1;
-    if (this.learned) this.learned.tokens -= 1;
+    this.pacer.take(now);
     this.sentAt.push(now);
     while (this.sentAt.length > 0 && this.sentAt[0]! < now - 5000) this.sentAt.shift();
     let settled = false;
@@ -258,29 +251,26 @@ export class RequestBudget {
     const now = this.clock.now();
     this.answered = true;
     const hints = readRateLimitHints(answer.headers, now);
+    this.hintsFresh = hints !== undefined;
     if (hints) {
       this.quota = { limit: hints.limit, remaining: hints.remaining - this.inFlight, resetAt: now + hints.resetMs };
+      this.pacer.hint(hints.limit, hints.remaining, hints.resetMs, answer.status === 429);
     }
     if (answer.status === 429 || (answer.status === 503 && answer.retryAfterMs !== undefined)) {
       this.pausedUntil = Math.max(this.pausedUntil, now + (answer.retryAfterMs ?? this.options.pauseWithoutRetryAfterMs));
     }
+    while (this.acceptedAt.length > 0 && this.acceptedAt[0]! < now - ACCEPTED_WINDOW_MS) this.acceptedAt.shift();
     if (answer.status === 429) {
       this.throttledSinceSummary += 1;
-      const sent = this.sentAt.filter((t) => t >= now - 2000).length / 2;
-      const perSecond = Math.max(this.options.minRatePerSecond, this.options.throttleFactor * Math.max(sent, this.options.minRatePerSecond));
-      // Several 429s from one burst say the same thing: cut once, on the rate sent before it.
-      if (!this.learned || perSecond < this.learned.perSecond) {
-        this.learned = { perSecond, tokens: 1, at: now, grownAt: now };
-      }
-      // Nothing saved up during the pause: when it ends one request goes, as Retry-After allows, and the rest follow
-      // at the learned rate, not in a burst.
-      this.learned.tokens = 1;
-      this.learned.at = Math.max(this.learned.at, this.pausedUntil);
-      this.learned.grownAt = now;
-    } else if (this.learned && answer.status < 500) {
-      const l = this.learned;
-      l.perSecond *= (1 + this.options.recoveryPerSecond) ** ((now - l.grownAt) / 1000);
-      l.grownAt = now;
+      // What the key really took from this process, not what was sent: with other processes on the key, the rates
+      // sent add up to more than the limit, and a cut from them would leave the sum over it. Measured since the
+      // last pause ended; too short a stretch to measure leaves the cut to the rate in force.
+      const since = Math.max(now - ACCEPTED_WINDOW_MS, this.resumedAt);
+      const accepted = this.acceptedAt.filter((t) => t >= since).length;
+      this.resumedAt = this.pausedUntil;
+      this.pacer.throttled(now, now - since >= 1000 ? accepted / ((now - since) / 1000) : undefined, this.pausedUntil);
+    } else {
+      this.acceptedAt.push(now);
     }
   }
 

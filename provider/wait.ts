@@ -5,8 +5,11 @@
  *
  * The schedule (docs/benchmarks.md measures it): the pause after a poll is 250 ms plus a tenth of the time waited so
  * far, at most `maxPollMs`. So an order that becomes ready after T is seen at most 250 ms + T/10 late, with a number of
- * polls that grows with the logarithm of T. An `estimated_ready_at` adds one poll at that moment (never removes one),
- * so an exact estimate is seen at once and a wrong one costs nothing; `Retry-After` is honoured as the server's floor.
+ * polls that grows with the logarithm of T. An `estimated_ready_at` in the future replaces that schedule: the next
+ * poll is just after it (at most `maxPollMs` away), so an exact estimate costs one or two requests. If a poll at or
+ * after the estimate finds the order not ready, the estimate has failed once and is not trusted again for this wait:
+ * the no-hint schedule takes over from there, so a wrong estimate costs no more than having none. `Retry-After` is
+ * honoured as the server's floor.
  * When the API's rate limit is short, the process's request budget decides when a poll really goes: polls at the
  * estimate before routine ones, and every order in turn.
  */
@@ -145,6 +148,7 @@ export async function waitForOrder(options: WaitOptions): Promise<Order> {
   };
 
   let hintMs: number | undefined;
+  let trustEstimate = true;
   if (lastSeen) {
     const done = judge(lastSeen);
     if (done) return done;
@@ -153,7 +157,8 @@ export async function waitForOrder(options: WaitOptions): Promise<Order> {
     const now = clock.now();
     const remaining = options.deadline - now;
     if (remaining <= 0) throw new OrderWaitTimeoutError(orderId, lastSeen, now - started);
-    const pause = nextPollDelay({ waitedMs: now - started, now, order: lastSeen, retryAfterMs: hintMs, ...schedule });
+    const pause = nextPollDelay({ waitedMs: now - started, now, order: trustEstimate ? lastSeen : undefined, retryAfterMs: hintMs, ...schedule });
+    const estimated = trustEstimate && lastSeen?.estimatedReadyAt ? Date.parse(lastSeen.estimatedReadyAt) : Number.NaN;
     try {
       await clock.sleep(Math.min(remaining, pause), signal);
       // Under a rate limit, a poll at the order's estimate goes before routine ones, and may wait for its turn until
@@ -175,6 +180,7 @@ export async function waitForOrder(options: WaitOptions): Promise<Order> {
     }
     const done = judge(lastSeen);
     if (done) return done;
+    if (estimated <= clock.now()) trustEstimate = false;
   }
 }
 
@@ -184,7 +190,7 @@ export interface PollDelayInput {
   waitedMs: number;
   /** The current time (epoch milliseconds), to read `estimated_ready_at` against. */
   now: number;
-  /** The order as last seen. */
+  /** The order as last seen, if its `estimated_ready_at` is still to be trusted. */
   order?: Order;
   /** The server's `Retry-After` on the last poll. */
   retryAfterMs?: number;
@@ -194,16 +200,16 @@ export interface PollDelayInput {
 }
 
 /**
- * The pause before the next poll: `basePollMs + pollGrowth × waited`, at most `maxPollMs`; brought forward to
- * `estimated_ready_at` when that comes sooner (an extra poll, never a skipped one); and never sooner than the server's
- * `Retry-After` (itself capped at `maxPollMs`).
+ * The pause before the next poll: just after `estimated_ready_at` when that is still ahead (at most `maxPollMs`);
+ * otherwise `basePollMs + pollGrowth × waited`, at most `maxPollMs`; and never sooner than the server's `Retry-After`
+ * (itself capped at `maxPollMs`). The caller leaves out `order` once an estimate has failed.
  */
 export function nextPollDelay(input: PollDelayInput): number {
   let delay = Math.min(input.maxPollMs, input.basePollMs + input.pollGrowth * input.waitedMs);
   const estimate = input.order?.estimatedReadyAt ? Date.parse(input.order.estimatedReadyAt) - input.now : Number.NaN;
   // Just after the estimate, so that an exact estimate finds the order ready.
-  if (Number.isFinite(estimate) && estimate >= 0 && estimate + 20 < delay) {
-    delay = estimate + 20;
+  if (Number.isFinite(estimate) && estimate >= 0) {
+    delay = Math.min(input.maxPollMs, estimate + 20);
   }
   if (input.retryAfterMs !== undefined) {
     delay = Math.max(delay, Math.min(input.retryAfterMs, input.maxPollMs));

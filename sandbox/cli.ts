@@ -17,6 +17,7 @@ Options:
   --order-lifetime <s>     seconds an order stays active before it expires (default: its plan's, 30 days)
   --rate <n>               requests per second and key (a token bucket); 0 turns the limit off (default 10)
   --burst <n>              requests allowed at once after a quiet spell (default: the rate)
+  --rate-limit-hints <when>  RateLimit-* headers: always, on-429 (only with refusals) or never (default always)
   --state-file <path>      keep orders in this JSON file across restarts (default: memory only)
   --enable-admin           serve /__sandbox/ routes for fault injection (default off)
   --help                   show this text
@@ -32,6 +33,7 @@ async function main(): Promise<void> {
       "order-lifetime": { type: "string" },
       rate: { type: "string", default: "10" },
       burst: { type: "string" },
+      "rate-limit-hints": { type: "string", default: "always" },
       "state-file": { type: "string" },
       "enable-admin": { type: "boolean", default: false },
       help: { type: "boolean", default: false },
@@ -50,6 +52,10 @@ async function main(): Promise<void> {
   };
   const rate = number("rate", values.rate);
   const burst = values.burst === undefined ? undefined : number("burst", values.burst);
+  const hints = values["rate-limit-hints"];
+  if (hints !== "always" && hints !== "on-429" && hints !== "never") {
+    throw new Error(`--rate-limit-hints must be always, on-429 or never (got "${hints}")`);
+  }
   const sandbox = await startSandbox({
     port: number("port", values.port),
     host: values.host,
@@ -57,6 +63,7 @@ async function main(): Promise<void> {
     provisioningMs: number("provisioning-time", values["provisioning-time"]) * 1000,
     orderLifetimeMs: values["order-lifetime"] === undefined ? undefined : number("order-lifetime", values["order-lifetime"]) * 1000,
     rateLimit: rate === 0 ? false : { requestsPerSecond: rate, burst },
+    rateLimitHints: hints,
     stateFile: values["state-file"],
     enableAdmin: values["enable-admin"],
   });

@@ -1,7 +1,17 @@
 /**
  * A token-bucket rate limit per API key, as real APIs enforce it: `burst` requests at once, refilled at
- * `requestsPerSecond`. Every answer carries the bucket as `RateLimit-*` hints; a refusal also carries `Retry-After`.
+ * `requestsPerSecond`. Answers carry the bucket as `RateLimit-*` hints (always, only on a refusal, or never); a refusal
+ * always carries `Retry-After`.
  */
+
+/** When the answers carry the `RateLimit-*` hints. */
+export type RateLimitHints = "always" | "on-429" | "never";
+
+/** Whether an answer (allowed or refused) carries the hints under `mode` (`true`/`false`: always/never). */
+export function sendsHints(mode: RateLimitHints | boolean | undefined, allowed: boolean): boolean {
+  const resolved = mode === undefined || mode === true ? "always" : mode === false ? "never" : mode;
+  return resolved === "always" || (resolved === "on-429" && !allowed);
+}
 
 /** Rate limit settings. */
 export interface RateLimitOptions {

@@ -9,7 +9,7 @@ import { handleAdmin } from "./admin";
 import { createClock, type SandboxClock } from "./clock";
 import { Faults, type FailFault } from "./faults";
 import { parseMaybe, Problem, sendJson, sendProblem } from "./http";
-import { RateLimiter, type RateLimitOptions } from "./rate-limit";
+import { RateLimiter, sendsHints, type RateLimitHints, type RateLimitOptions } from "./rate-limit";
 import { route } from "./routes";
 import { SandboxState } from "./state";
 import { orderStatus } from "./views";
@@ -46,8 +46,12 @@ export interface SandboxOptions {
   now?: () => number;
   /** Send `estimated_ready_at` and `Retry-After` on pending orders, as the contract allows. @default true */
   pollingHints?: boolean;
-  /** Send `RateLimit-Limit`, `-Remaining` and `-Reset` on every answer (the contract allows leaving them out). @default true */
-  rateLimitHints?: boolean;
+  /**
+   * When to send `RateLimit-Limit`, `-Remaining` and `-Reset` (the contract makes them optional): with every answer,
+   * only with `429`s (as many real APIs do), or never (a `429` then carries `Retry-After` alone). `true` and `false`
+   * mean `"always"` and `"never"`. @default "always"
+   */
+  rateLimitHints?: RateLimitHints | boolean;
 }
 
 /** One request the sandbox received, as tests see it. The key itself is never recorded. */
@@ -201,7 +205,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       const limitHeaders: Record<string, string> = {};
       if (limiter) {
         const decision = limiter.take(auth === "valid" ? apiKey : readOnlyApiKey);
-        if (options.rateLimitHints ?? true) {
+        if (sendsHints(options.rateLimitHints, decision.allowed)) {
           limitHeaders["ratelimit-limit"] = String(decision.limit);
           limitHeaders["ratelimit-remaining"] = String(decision.remaining);
           limitHeaders["ratelimit-reset"] = String(decision.resetSeconds);

@@ -51,6 +51,17 @@ function harness(options: ConstructorParameters<typeof RequestBudget>[0] = {}) {
   return { clock, budget, granted, ask, answer, names: () => granted.map((g) => g.name) };
 }
 
+/** Sends `count` requests, one every `everyMs` (or as soon after as the budget allows), each answered 200 at once. */
+async function steady(h: ReturnType<typeof harness>, count: number, everyMs: number) {
+  for (let i = 0; i < count; i++) {
+    let granted: Permit | undefined;
+    void h.ask(`r${i}`).then((p) => (granted = p));
+    while (!granted) await h.clock.advance(10);
+    h.answer(granted);
+    await h.clock.advance(everyMs);
+  }
+}
+
 /** Answers the first request so the budget has heard from the key (before that, one request goes alone). */
 async function warmUp(h: ReturnType<typeof harness>, headers: Record<string, string> = {}) {
   h.answer(await h.ask("first"), 200, headers);
@@ -58,7 +69,7 @@ async function warmUp(h: ReturnType<typeof harness>, headers: Record<string, str
 }
 
 describe("request budget", () => {
-  it("lets requests go at once while nothing limits the key, after one answer", async () => {
+  it("lets the slow start's first requests go at once after one answer, then paces the rest, doubling each second", async () => {
     const h = harness();
     const first = await h.ask("a");
     expect(first.heldMs).toBe(0);
@@ -67,21 +78,36 @@ describe("request budget", () => {
     expect(h.names()).toEqual(["a"]);
     h.answer(first);
     await second;
-    const more = await Promise.all(["c", "d", "e"].map((n) => h.ask(n)));
-    expect(more.map((p) => p.heldMs)).toEqual([0, 0, 0]);
+    const more = await Promise.all(["c", "d"].map((n) => h.ask(n)));
+    expect(more.map((p) => p.heldMs)).toEqual([0, 0]);
     expect(h.granted.every((g) => g.at === 0)).toBe(true);
+    // Nothing said about the limit: a fleet's hundred requests do not go out at once, but at 4, 8, 16 ... a second.
+    h.granted.length = 0;
+    const fleet = Array.from({ length: 100 }, (_, i) => h.ask(`f${i}`));
+    for (let t = 0; t < 10_000; t += 50) {
+      await h.clock.advance(50);
+      for (const g of h.granted.filter((x) => !("done" in x))) {
+        Object.assign(g, { done: true });
+        h.answer(g.permit);
+      }
+    }
+    await Promise.all(fleet);
+    const inFirstSecond = h.granted.filter((g) => g.at < 1000).length;
+    const inThirdSecond = h.granted.filter((g) => g.at >= 2000 && g.at < 3000).length;
+    expect(inFirstSecond).toBeLessThanOrEqual(5);
+    expect(inThirdSecond).toBeGreaterThan(inFirstSecond * 2);
   });
 
   it("pauses every request on the key until a 429's Retry-After", async () => {
     const h = harness();
     await warmUp(h);
     const throttled = await h.ask("throttled");
-    const others = ["x", "y", "z"].map((n) => h.ask(n));
+    const others = ["x", "y"].map((n) => h.ask(n));
     await h.clock.advance(0);
     h.answer(throttled, 429, {}, 2000);
     const late = h.ask("late");
     await h.clock.advance(1999);
-    expect(h.names()).toEqual(["throttled", "x", "y", "z"]);
+    expect(h.names()).toEqual(["throttled", "x", "y"]);
     await Promise.all(others);
     h.granted.length = 0;
     await h.clock.advance(5000);
@@ -126,14 +152,12 @@ describe("request budget", () => {
     expect(h.names()).toEqual(["buy-1", "buy-2", "due-1", "due-2", "poll-1", "poll-2"]);
   });
 
-  it("without hints, learns a rate from 429s: cut to 70% of what was sent, then recovering slowly", async () => {
+  it("without hints, learns a rate from 429s: cut to 70% of what the key accepted, then growing back without a burst", async () => {
     const h = harness();
     await warmUp(h);
-    // Ten requests a second for two seconds, all answered 200.
-    for (let i = 0; i < 20; i++) {
-      h.answer(await h.ask(`r${i}`));
-      await h.clock.advance(100);
-    }
+    // Ten requests a second for three seconds, all answered 200 (the slow start has passed 10 a second by then).
+    await steady(h, 30, 100);
+    const start = h.clock.now();
     const throttled = await h.ask("throttled");
     h.answer(throttled, 429, {}, 1000);
     h.granted.length = 0;
@@ -148,22 +172,49 @@ describe("request budget", () => {
     }
     await Promise.all(asked);
     const times = h.granted.map((g) => g.at);
-    expect(times[0]).toBeGreaterThanOrEqual(2000 + 1000);
+    expect(times[0]).toBeGreaterThanOrEqual(start + 1000);
     const gaps = times.slice(1).map((t, i) => t - times[i]!);
-    // 70% of 10.5 a second is one request every ~136 ms, a little faster each second as the rate recovers.
-    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(110);
-    expect(Math.max(...gaps)).toBeLessThanOrEqual(150);
+    // About 9 a second were accepted; 70% of that is one request every ~160 ms, a little faster as the rate grows back.
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(130);
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(200);
 
-    // After a minute without a 429 the rate has grown (5% a second): requests go closer together.
+    // A minute without a 429: back at the refused rate and a little above it, never a burst of the queue.
     await h.clock.advance(60_000);
     h.answer(await h.ask("probe"));
     h.granted.length = 0;
     const burst = Array.from({ length: 20 }, (_, i) => h.ask(`later${i}`));
     await h.clock.advance(1000);
-    expect(h.granted.length).toBeGreaterThan(15);
+    expect(h.granted.length).toBeGreaterThanOrEqual(9);
+    expect(h.granted.length).toBeLessThanOrEqual(15);
     for (const g of h.granted) h.answer(g.permit);
     await h.clock.advance(5000);
     await Promise.all(burst);
+  });
+
+  it("after a 429 with hints, forgets the spent quota at its reset (no burst) and keeps under the rate the hints imply", async () => {
+    const h = harness();
+    await warmUp(h);
+    await steady(h, 30, 100);
+    const start = h.clock.now();
+    const throttled = await h.ask("throttled");
+    // 5 a second is the key's rate by these hints: a bucket of 5 refilled over a second.
+    h.answer(throttled, 429, { "ratelimit-limit": "5", "ratelimit-remaining": "0", "ratelimit-reset": "1" }, 1000);
+    h.granted.length = 0;
+    const asked = Array.from({ length: 40 }, (_, i) => h.ask(`q${i}`));
+    for (let t = 0; t < 12_000; t += 10) {
+      await h.clock.advance(10);
+      for (const g of h.granted.filter((x) => !("done" in x))) {
+        Object.assign(g, { done: true });
+        h.answer(g.permit);
+      }
+    }
+    await Promise.all(asked);
+    // Successes carry no hints: after the reset the rate paces them, at most 95% of 5 a second in any second.
+    for (let second = 1; second < 8; second++) {
+      const from = start + second * 1000;
+      const inSecond = h.granted.filter((g) => g.at >= from && g.at < from + 1000).length;
+      expect(inSecond, `second ${second}`).toBeLessThanOrEqual(5);
+    }
   });
 
   it("ends a wait that cannot finish before the request's deadline, and one whose signal aborts", async () => {

@@ -148,14 +148,21 @@ describe("the polling schedule, on a simulated clock", () => {
     }
   });
 
-  it("does no worse than without hints when the estimate is 20% early or late", async () => {
+  it("with an estimate 20% early or late: seen within 250 ms + T/10 of the later of ready and estimate, with no more GETs than without one", async () => {
     for (const t of SWEEP) {
-      const bound = 250 + t / 10;
+      const without = await provisioning(t).run();
       for (const estimateError of [-0.2, 0.2]) {
-        const { lagMs } = await provisioning(t, { estimateError }).run();
-        expect(lagMs, `T = ${t} ms, estimate off by ${estimateError * 100}%`).toBeLessThanOrEqual(bound);
+        const { lagMs, gets } = await provisioning(t, { estimateError }).run();
+        const later = Math.max(0, t * estimateError);
+        expect(lagMs - later, `T = ${t} ms, estimate off by ${estimateError * 100}%`).toBeLessThanOrEqual(250 + t / 10);
+        expect(gets, `T = ${t} ms, estimate off by ${estimateError * 100}%`).toBeLessThanOrEqual(without.gets);
       }
     }
+  });
+
+  it("with an exact estimate: one GET per 30 s of wait plus one, so 2 at T = 40 s (the goal is at most 4)", async () => {
+    for (const t of SWEEP) expect((await provisioning(t, { estimateError: 0 }).run()).gets, `T = ${t} ms`).toBeLessThanOrEqual(1 + Math.ceil(t / 30_000));
+    expect((await provisioning(40_000, { estimateError: 0 }).run()).gets).toBe(2);
   });
 
   it("makes a number of GETs that grows with log T, at most 82 for 20 minutes", async () => {
@@ -173,11 +180,13 @@ describe("nextPollDelay", () => {
     expect([0, 1000, 10_000, 600_000].map((waitedMs) => nextPollDelay({ ...base, waitedMs }))).toEqual([250, 350, 1250, 30_000]);
   });
 
-  it("comes back just after estimated_ready_at when that is sooner, never later than the schedule", () => {
+  it("comes back just after an estimated_ready_at still ahead, sooner or later than the schedule, at most the cap away", () => {
     const soon = order("provisioning", { estimatedReadyAt: new Date(START + 4000).toISOString() });
     expect(nextPollDelay({ ...base, waitedMs: 100_000, order: soon })).toBe(4020);
-    const later = order("provisioning", { estimatedReadyAt: new Date(START + 60_000).toISOString() });
-    expect(nextPollDelay({ ...base, waitedMs: 100_000, order: later })).toBe(10_250);
+    const later = order("provisioning", { estimatedReadyAt: new Date(START + 20_000).toISOString() });
+    expect(nextPollDelay({ ...base, waitedMs: 0, order: later })).toBe(20_020);
+    const far = order("provisioning", { estimatedReadyAt: new Date(START + 600_000).toISOString() });
+    expect(nextPollDelay({ ...base, waitedMs: 0, order: far })).toBe(30_000);
     const past = order("provisioning", { estimatedReadyAt: new Date(START - 60_000).toISOString() });
     expect(nextPollDelay({ ...base, waitedMs: 100_000, order: past })).toBe(10_250);
   });

@@ -1,0 +1,160 @@
+/**
+ * The send rate a request budget keeps to: a token bucket whose rate is learned, never a window released as a burst.
+ * Pure: every method takes the time, so tests drive it with numbers.
+ *
+ * - **Slow start.** Before the key has said anything about its limit, the rate starts at `initialRatePerSecond` (with
+ *   that many requests at once) and doubles every second in which requests had to wait for it. One order never
+ *   notices; a fleet of a thousand does not fire a thousand requests into an unknown limit.
+ * - **A 429 cuts the rate** to `throttleFactor` of the rate the API accepted from this process over the last seconds
+ *   (W), once per episode. The rate then grows back on a cubic curve, as TCP CUBIC and the AWS SDKs' adaptive retry
+ *   mode do: fast at first and flat as it nears W; above W it probes linearly and slowly. Several processes on one
+ *   key, knowing nothing of each other, converge on shares of it through the same rule.
+ * - **Hints imply a rate.** A `RateLimit-Limit` of L with `RateLimit-Reset` R seconds when the quota is spent (or on a
+ *   429) means about L / R requests per second (exact for a token bucket); the rate never goes above
+ *   `hintShare` of that, so a limit learned from one 429 holds even when the API sends no hints on its successes.
+ */
+
+/** Defaults of {@link PacerOptions}. */
+export const DEFAULT_PACER_OPTIONS = {
+  initialRatePerSecond: 4,
+  maxSlowStartRatePerSecond: 1000,
+  throttleFactor: 0.7,
+  cubicGrowth: 0.0005,
+  probePerSecond: 0.005,
+  minRatePerSecond: 0.2,
+  hintShare: 0.95,
+} as const;
+
+/** Options of a {@link Pacer}. */
+export interface PacerOptions {
+  /** The first rate of the slow start, and how many requests may go at once then. @default 4 */
+  initialRatePerSecond?: number;
+  /** The slow start stops doubling here. @default 1000 */
+  maxSlowStartRatePerSecond?: number;
+  /** The share of the refused rate kept after a 429. @default 0.7 */
+  throttleFactor?: number;
+  /**
+   * How fast the rate grows back after a cut, as the cubic's constant relative to the refused rate W:
+   * `rate(t) = W × (1 + cubicGrowth × (t − K)³)` until K, the time (seconds) when the rate is back at W.
+   * @default 0.0005 (back at W after about 8.4 s)
+   */
+  cubicGrowth?: number;
+  /**
+   * Once back at the refused rate W, how fast the rate probes above it, per second: a share of the key's rate (the
+   * hints', or the largest W seen). @default 0.005
+   */
+  probePerSecond?: number;
+  /** The rate is never cut below this, in requests per second. @default 0.2 */
+  minRatePerSecond?: number;
+  /** The share of the rate the API's hints imply that is used. @default 0.95 */
+  hintShare?: number;
+}
+
+/** The learned send rate of one API key; see the module's comment. */
+export class Pacer {
+  private readonly options: Required<PacerOptions>;
+  /** Tokens in the bucket, as of `at`. */
+  private tokens: number;
+  private at: number;
+  /** The slow start's current rate, until the first cut. */
+  private slowStartRate: number;
+  private doubledAt: number;
+  /** The last cut: the refused rate W, the largest W seen (the key's rate, as far as this process knows), and when growth back began. */
+  private cut: { refused: number; largest: number; since: number } | undefined;
+  /** The rate the API's hints imply, when they said one. */
+  private hinted: number | undefined;
+
+  constructor(now: number, options: PacerOptions = {}) {
+    const d = DEFAULT_PACER_OPTIONS;
+    this.options = {
+      initialRatePerSecond: options.initialRatePerSecond ?? d.initialRatePerSecond,
+      maxSlowStartRatePerSecond: options.maxSlowStartRatePerSecond ?? d.maxSlowStartRatePerSecond,
+      throttleFactor: options.throttleFactor ?? d.throttleFactor,
+      cubicGrowth: options.cubicGrowth ?? d.cubicGrowth,
+      probePerSecond: options.probePerSecond ?? d.probePerSecond,
+      minRatePerSecond: options.minRatePerSecond ?? d.minRatePerSecond,
+      hintShare: options.hintShare ?? d.hintShare,
+    };
+    this.slowStartRate = this.options.initialRatePerSecond;
+    this.tokens = this.options.initialRatePerSecond;
+    this.at = now;
+    this.doubledAt = now;
+  }
+
+  /** The rate in force at `now`, in requests per second. */
+  rate(now: number): number {
+    let rate = this.slowStartRate;
+    if (this.cut) {
+      const { cubicGrowth, throttleFactor, probePerSecond } = this.options;
+      const k = Math.cbrt((1 - throttleFactor) / cubicGrowth);
+      const t = Math.max(0, now - this.cut.since) / 1000;
+      // Back to the refused rate on the cubic's concave side; above it, a slow linear probe. The probe is the same
+      // for every process on the key (a share of the key's rate, not of this process's): additive increase and
+      // multiplicative decrease are what make several processes converge on fair shares instead of one starving.
+      const { refused, largest } = this.cut;
+      rate = t < k ? refused * (1 + cubicGrowth * (t - k) ** 3) : refused + probePerSecond * (this.hinted ?? largest) * (t - k);
+    }
+    if (this.hinted !== undefined) rate = Math.min(rate, this.hinted * this.options.hintShare);
+    return Math.max(this.options.minRatePerSecond, rate);
+  }
+
+  /** When the next request may go by the rate: `now`, or later. */
+  nextAt(now: number): number {
+    this.refill(now);
+    if (this.tokens >= 1) return now;
+    // Requests are waiting for the rate: in the slow start that is the signal to double it.
+    if (!this.cut && now - this.doubledAt >= 1000 && this.slowStartRate < this.options.maxSlowStartRatePerSecond) {
+      this.slowStartRate = Math.min(this.options.maxSlowStartRatePerSecond, this.slowStartRate * 2);
+      this.doubledAt = now;
+    }
+    return now + ((1 - this.tokens) / this.rate(now)) * 1000;
+  }
+
+  /** One request went at `now`. */
+  take(now: number): void {
+    this.refill(now);
+    this.tokens -= 1;
+  }
+
+  /**
+   * A 429 at `now`. `acceptedPerSecond` is what the API accepted from this process just before (undefined when too
+   * little time passed to tell: the rate in force is cut then); `resumeAt` is when sending may start again (its
+   * Retry-After). The 429s of requests already in flight when the pause began are one
+   * episode, cut once.
+   */
+  throttled(now: number, acceptedPerSecond: number | undefined, resumeAt: number): void {
+    if (this.cut && now < this.cut.since) {
+      this.cut.since = Math.max(this.cut.since, resumeAt);
+      this.restart(resumeAt);
+      return;
+    }
+    // Leaving the slow start, the rate before the last doubling went through: a floor, as TCP's slow start keeps.
+    const current = this.rate(now);
+    const measured = acceptedPerSecond ?? current;
+    const accepted = this.cut ? measured : Math.max(measured, this.slowStartRate / 2);
+    const refused = Math.max(this.options.minRatePerSecond, Math.min(current, accepted));
+    this.cut = { refused, largest: Math.max(refused, this.cut?.largest ?? 0), since: Math.max(now, resumeAt) };
+    this.restart(resumeAt);
+  }
+
+  /** The API's hints at `now`: a limit, what is left of it, and the seconds until it is whole again. */
+  hint(limit: number, remaining: number, resetMs: number, refused: boolean): void {
+    // Only a spent quota (or a refusal) says how fast it refills; a full one says nothing about the rate.
+    if (!refused && remaining > 1) return;
+    this.hinted = limit / Math.max(1, resetMs / 1000);
+  }
+
+  /** Nothing saved up during a pause: when it ends one request goes, and the rest follow at the rate. */
+  private restart(at: number): void {
+    this.tokens = Math.min(this.tokens, 1);
+    this.at = Math.max(this.at, at);
+  }
+
+  private refill(now: number): void {
+    if (now <= this.at) return;
+    const rate = this.rate(now);
+    const capacity = Math.max(this.options.initialRatePerSecond, rate / 4);
+    this.tokens = Math.min(capacity, this.tokens + ((now - this.at) / 1000) * rate);
+    this.at = now;
+  }
+}

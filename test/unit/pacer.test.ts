@@ -1,0 +1,72 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_PACER_OPTIONS, Pacer } from "../../client/pacer";
+
+const K_SECONDS = Math.cbrt((1 - DEFAULT_PACER_OPTIONS.throttleFactor) / DEFAULT_PACER_OPTIONS.cubicGrowth);
+
+/** Sends as fast as the pacer allows for `ms` from `from`; returns the send times. */
+function drain(pacer: Pacer, from: number, ms: number): number[] {
+  const sent: number[] = [];
+  for (let now = from; now < from + ms; now++) {
+    if (pacer.nextAt(now) <= now) {
+      pacer.take(now);
+      sent.push(now);
+    }
+  }
+  return sent;
+}
+
+describe("the pacer", () => {
+  it("starts slowly and doubles every second the rate held requests back", () => {
+    const pacer = new Pacer(0);
+    const sent = drain(pacer, 0, 4000);
+    const perSecond = [0, 1, 2, 3].map((s) => sent.filter((t) => t >= s * 1000 && t < (s + 1) * 1000).length);
+    expect(perSecond[0]).toBeLessThanOrEqual(2 * DEFAULT_PACER_OPTIONS.initialRatePerSecond);
+    for (let s = 2; s < 4; s++) expect(perSecond[s]!).toBeGreaterThan(perSecond[s - 1]! * 1.5);
+  });
+
+  it("cuts to 70% of the accepted rate on a 429, once per episode, and is back at it after K seconds", () => {
+    const pacer = new Pacer(0);
+    drain(pacer, 0, 3500);
+    expect(pacer.rate(3500)).toBeGreaterThan(20);
+    pacer.throttled(3500, 20, 6000);
+    // The 429s of requests already in flight during the pause are the same episode.
+    pacer.throttled(5500, 20, 6000);
+    expect(pacer.rate(6000)).toBeCloseTo(14, 5);
+    expect(pacer.rate(6000 + K_SECONDS * 1000)).toBeCloseTo(20, 5);
+    expect(pacer.rate(6000 + (K_SECONDS / 2) * 1000)).toBeGreaterThan(18);
+  });
+
+  it("probes above the refused rate slowly and by the same amount whatever this process's share", () => {
+    const small = new Pacer(0);
+    const large = new Pacer(0);
+    for (const pacer of [small, large]) {
+      drain(pacer, 0, 3000);
+      pacer.hint(20, 0, 1000, true);
+      pacer.throttled(3000, 20, 3000);
+    }
+    // Later, one process got a small share of the key and the other a large one.
+    small.throttled(30_000, 4, 30_000);
+    large.throttled(30_000, 14, 30_000);
+    const after = 30_000 + (K_SECONDS + 10) * 1000;
+    expect(small.rate(after) - 4).toBeCloseTo(large.rate(after) - 14, 5);
+    expect(large.rate(after) - 14).toBeCloseTo(10 * DEFAULT_PACER_OPTIONS.probePerSecond * 20, 5);
+  });
+
+  it("never goes above the share of the rate the hints imply, and sends no burst after a pause", () => {
+    const pacer = new Pacer(0);
+    pacer.hint(10, 0, 1000, true);
+    drain(pacer, 0, 10_000);
+    const later = drain(pacer, 10_000, 5000);
+    expect(later.length).toBeLessThanOrEqual(Math.ceil(5 * 10 * DEFAULT_PACER_OPTIONS.hintShare) + DEFAULT_PACER_OPTIONS.initialRatePerSecond);
+    pacer.throttled(15_000, 9, 17_000);
+    const resumed = drain(pacer, 17_000, 200);
+    expect(resumed.length).toBeLessThanOrEqual(2);
+  });
+
+  it("ignores hints of a quota that is far from spent", () => {
+    const pacer = new Pacer(0);
+    pacer.hint(10, 9, 1000, false);
+    drain(pacer, 0, 5000);
+    expect(pacer.rate(5000)).toBeGreaterThan(10);
+  });
+});
