@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { installPlugin } from "../helpers/plugin-archive";
-import { POLICY_PACK, policyCliFolder } from "../helpers/policy";
+import { policyPackExecutable } from "../helpers/policy";
 import type { PulumiProgram } from "../helpers/pulumi";
 import { useStack } from "../helpers/stack";
 
@@ -16,19 +16,14 @@ import { useStack } from "../helpers/stack";
 function guard(program: PulumiProgram, config: object): string[] {
   const file = join(program.dir, "policy-config.json");
   writeFileSync(file, JSON.stringify(config));
-  return ["--policy-pack", POLICY_PACK, "--policy-pack-config", file];
+  return ["--policy-pack", policyPackExecutable(), "--policy-pack-config", file];
 }
 
 describe("the spend guard on a YAML program through the plugin (real CLI, @pulumi/policy)", () => {
   const stack = useStack("test/e2e/programs/plugin-guarded", {
     stack: "guarded",
     sandbox: { provisioningMs: 1000 },
-    prepare: async (program) => {
-      const folder = policyCliFolder();
-      program.cli = join(folder, "pulumi");
-      program.env.PATH = `${folder}:${program.env.PATH}`;
-      await installPlugin(program);
-    },
+    prepare: (program) => installPlugin(program),
   });
   const apiRequests = () => stack.sandbox.requests.filter((r) => r.path.startsWith("/v1/")).length;
 

@@ -1,40 +1,32 @@
 /**
- * Running policy packs with the Pulumi CLI built on this project's machines. Its engine (3.248) runs a Node.js pack
- * through the Node.js language host's RunPlugin when that host is found, and the only host that can be built here
- * (sdk/v3 v3.68.0) answers RunPlugin with "not supported". Without a Node.js host beside the CLI, the engine falls
- * back to the launcher `pulumi-analyzer-policy-nodejs` on PATH, which runs `@pulumi/pulumi/cmd/run-policy-pack`
- * from the pack's folder: what released CLIs once shipped. So the tests that need a pack use a second folder holding
- * the same CLI (a hard link) and that launcher, and programs whose language is not Node.js.
+ * Running the package's policy pack with the Pulumi CLI built on this project's machines. A released CLI runs a
+ * Node.js pack folder through its Node.js language host's RunPlugin, which runs `@pulumi/pulumi/cmd/run-policy-pack`
+ * in the pack's folder. The only Node.js host that can be built here (sdk/v3 v3.68.0) answers RunPlugin with "not
+ * supported", and the current engine (3.274) no longer falls back to a `pulumi-analyzer-policy-nodejs` launcher when
+ * it finds no host. It does run a pack given as an executable file (a "binary analyzer", pkg/resource/plugin/
+ * analyzer_plugin.go): so the tests give `--policy-pack` a small executable that runs that same module in the pack's
+ * folder, as a released host would. The pack, its policies, the engine and the program are the real ones.
  */
-import { chmodSync, copyFileSync, existsSync, linkSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { pulumiBinary, REPO_ROOT } from "./pulumi";
-
-/** The launcher Pulumi shipped as `pulumi-analyzer-policy` before its engine ran packs through RunPlugin. */
-const LAUNCHER = `#!/bin/sh
-PULUMI_RUN_SCRIPT_PATH=$(node -e "try { console.log(require.resolve('@pulumi/pulumi/cmd/run-policy-pack')) } catch (e) { console.error(e.message) }")
-if [ ! -z "$PULUMI_RUN_SCRIPT_PATH" ]; then
-    node "$PULUMI_RUN_SCRIPT_PATH" "$@"
-fi
-`;
 
 /** The ready policy pack as users reach it: `node_modules/pulumi-proxy/policy-pack`. */
 export const POLICY_PACK = join(REPO_ROOT, "node_modules", "pulumi-proxy", "policy-pack");
 
-/** A folder with the CLI and the launcher and no Node.js language host; put it first on PATH and run its `pulumi`. */
-export function policyCliFolder(): string {
-  const folder = join(dirname(dirname(pulumiBinary())), "policy-cli");
+/** An executable that runs {@link POLICY_PACK} as the engine's analyzer: give its path to `--policy-pack`. */
+export function policyPackExecutable(): string {
+  const folder = join(dirname(dirname(pulumiBinary())), "policy-launcher");
   mkdirSync(folder, { recursive: true });
-  const cli = join(folder, "pulumi");
-  if (!existsSync(cli)) {
-    try {
-      linkSync(pulumiBinary(), cli);
-    } catch {
-      copyFileSync(pulumiBinary(), cli);
-      chmodSync(cli, 0o755);
-    }
-  }
-  writeFileSync(join(folder, "pulumi-analyzer-policy-nodejs"), LAUNCHER);
-  chmodSync(join(folder, "pulumi-analyzer-policy-nodejs"), 0o755);
-  return folder;
+  const file = join(folder, "pulumi-proxy-spend-guard");
+  writeFileSync(
+    file,
+    `#!/bin/sh
+# Runs the pack as a Node.js language host's RunPlugin would: run-policy-pack <engine address> . in the pack's folder.
+cd '${POLICY_PACK}' || exit 1
+exec node "$(node -p "require.resolve('@pulumi/pulumi/cmd/run-policy-pack')")" "$1" .
+`,
+  );
+  chmodSync(file, 0o755);
+  return file;
 }
