@@ -13,8 +13,21 @@ const orders = new pulumi.Config().getNumber("count") ?? 1;
 new ProxyFleet("fleet", { planId: "dc-us-5", orders, readyTimeout: "30m" });
 `;
 
-/** `BENCH_FLEET_RESOURCE_CASES`: N:R:T (T in seconds), comma separated; `:orders` also runs N ProxyOrders. */
-export const DEFAULT_FLEET_RESOURCE_CASES = "200:20:20:orders,1000:20:20";
+/**
+ * `BENCH_FLEET_RESOURCE_CASES`: N:R:T (T in seconds), comma separated, each optionally followed by the sandbox's
+ * `RateLimit-*` hint mode (`:always`, the default, `:on-429` or `:never`) and `:orders` (also run N ProxyOrders).
+ */
+export const DEFAULT_FLEET_RESOURCE_CASES = "200:20:20:always:orders,200:20:20:on-429,200:20:20:never,1000:20:20:always,1000:20:20:on-429,1000:20:20:never";
+
+/** `BENCH_TWO_STACKS`: N:R:T:hints of the two stacks on one key, each one fleet of N, started together. */
+export const DEFAULT_TWO_STACKS_CASES = "100:10:20:on-429,100:10:20:never";
+
+/** The figures every case reports about its requests: how many per order, and the share answered 429. */
+function requestFigures(sandbox, orders) {
+  const calls = sandbox.requests.filter((q) => q.path.startsWith("/v1/"));
+  const throttled = calls.filter((q) => q.status === 429).length;
+  return { calls: calls.length, throttled, share: calls.length > 0 ? throttled / calls.length : 0, perOrder: calls.length / orders };
+}
 
 /** Samples the peak resident memory (VmHWM, MB) of the dynamic provider processes until stopped. */
 function providerMemory() {
@@ -37,7 +50,7 @@ function providerMemory() {
   };
 }
 
-export async function fleetResourceFigures(root, startSandbox, cases = DEFAULT_FLEET_RESOURCE_CASES) {
+export async function fleetResourceFigures(root, startSandbox, cases = DEFAULT_FLEET_RESOURCE_CASES, twoStacks = DEFAULT_TWO_STACKS_CASES) {
   const workspace = await benchWorkspace(root);
   const programs = {
     fleet: await workspace.program("proxy-fleet", FLEET_PROGRAM),
@@ -50,11 +63,12 @@ export async function fleetResourceFigures(root, startSandbox, cases = DEFAULT_F
     for (const spec of cases.split(",")) {
       const [n, r, t] = spec.split(":").slice(0, 3).map(Number);
       const withOrders = spec.endsWith(":orders");
+      const hints = ["on-429", "never"].find((mode) => spec.includes(`:${mode}`)) ?? "always";
       const tMs = t * 1000;
       const floor = Math.max(tMs + (n / r) * 1000, ((2 * n) / r) * 1000);
-      const label = `N = ${n}, default --parallel, R = ${r}/s, T = ${t} s`;
+      const label = `N = ${n}, default --parallel, R = ${r}/s, T = ${t} s, hints ${hints}`;
 
-      const sandbox = await startSandbox({ rateLimit: { requestsPerSecond: r, burst: r }, provisioningMs: tMs });
+      const sandbox = await startSandbox({ rateLimit: { requestsPerSecond: r, burst: r }, rateLimitHints: hints, provisioningMs: tMs });
       const api = { PROXY_API_BASE_URL: sandbox.url, PROXY_API_KEY: sandbox.apiKey };
       const fleet = programs.fleet;
       await workspace.cli(fleet, ["config", "set", "count", String(n)]);
@@ -69,13 +83,11 @@ export async function fleetResourceFigures(root, startSandbox, cases = DEFAULT_F
       }
       const wall = performance.now() - started;
       const peakMb = memory();
-      const calls = sandbox.requests.filter((q) => q.path.startsWith("/v1/"));
-      const throttled = calls.filter((q) => q.status === 429).length;
+      const { calls, throttled, share, perOrder } = requestFigures(sandbox, n);
       const bought = sandbox.createdOrders.length;
-      const share = calls.length > 0 ? throttled / calls.length : 0;
       figures.push([
         "ProxyFleet",
-        `${label}: one fleet, first up ${ok ? "succeeded" : "FAILED"}, ${bought} purchases, ${throttled} of ${calls.length} requests answered 429`,
+        `${label}: one fleet, first up ${ok ? "succeeded" : "FAILED"}, ${bought} purchases, ${throttled} of ${calls} requests answered 429, ${perOrder.toFixed(2)} requests per order`,
         `${(share * 100).toFixed(1)}%`,
         `one up, ${n} purchases, <= 2%`,
         ok && bought === n && share <= 0.02 ? "met" : "missed",
@@ -134,6 +146,46 @@ export async function fleetResourceFigures(root, startSandbox, cases = DEFAULT_F
         await workspace.cli(programs.orders, ["destroy", "--yes", "--skip-preview"], ordersApi);
         await ordersSandbox.stop();
       }
+    }
+    for (const spec of twoStacks.split(",").filter(Boolean)) {
+      const [n, r, t] = spec.split(":").slice(0, 3).map(Number);
+      const hints = ["on-429", "never"].find((mode) => spec.includes(`:${mode}`)) ?? "always";
+      const tMs = t * 1000;
+      // Both stacks' 2N purchases and 2N reads go through one key: max(T + 2N/R, 4N/R).
+      const floor = Math.max(tMs + ((2 * n) / r) * 1000, ((4 * n) / r) * 1000);
+      const label = `two stacks on one key, a fleet of ${n} each, started together, R = ${r}/s, T = ${t} s, hints ${hints}`;
+      const sandbox = await startSandbox({ rateLimit: { requestsPerSecond: r, burst: r }, rateLimitHints: hints, provisioningMs: tMs });
+      const api = { PROXY_API_BASE_URL: sandbox.url, PROXY_API_KEY: sandbox.apiKey };
+      const stacks = [programs.fleet, await workspace.program("proxy-fleet-b", FLEET_PROGRAM)];
+      for (const program of stacks) await workspace.cli(program, ["config", "set", "count", String(n)]);
+      const started = performance.now();
+      const walls = await Promise.all(
+        stacks.map((program) =>
+          workspace.cli(program, ["up", "--yes", "--skip-preview"], api).then(
+            () => performance.now() - started,
+            () => Number.NaN,
+          ),
+        ),
+      );
+      const { calls, throttled, share, perOrder } = requestFigures(sandbox, 2 * n);
+      const bought = sandbox.createdOrders.length;
+      const slower = Math.max(...walls);
+      figures.push([
+        "ProxyFleet",
+        `${label}: ${bought} purchases, ${throttled} of ${calls} requests answered 429, ${perOrder.toFixed(2)} requests per order`,
+        `${(share * 100).toFixed(1)}%`,
+        `${2 * n} purchases, <= 2%`,
+        bought === 2 * n && share <= 0.02 ? "met" : "missed",
+      ]);
+      figures.push([
+        "ProxyFleet",
+        `${label}: ups ${walls.map(seconds).join(" and ")} vs floor max(T + 2N/R, 4N/R) ${seconds(floor)}`,
+        `${(slower / floor).toFixed(2)}x`,
+        "<= 1.25x each",
+        slower / floor <= 1.25 ? "met" : "missed",
+      ]);
+      for (const program of stacks) await workspace.cli(program, ["destroy", "--yes", "--skip-preview"], api);
+      await sandbox.stop();
     }
   } finally {
     workspace.cleanup();

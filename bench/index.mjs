@@ -104,9 +104,10 @@ if (process.env.BENCH_SKIP_ENGINE !== "1" && only !== "fleet-resource") {
 
 // 6. ProxyFleet: one resource of N orders, not bound by the engine's slots, against the API's floor.
 if (process.env.BENCH_SKIP_ENGINE !== "1" && only !== "fleet") {
-  const { fleetResourceFigures, DEFAULT_FLEET_RESOURCE_CASES } = await import("./fleet-resource.mjs");
+  const { fleetResourceFigures, DEFAULT_FLEET_RESOURCE_CASES, DEFAULT_TWO_STACKS_CASES } = await import("./fleet-resource.mjs");
   const cases = process.env.BENCH_FLEET_RESOURCE_CASES ?? DEFAULT_FLEET_RESOURCE_CASES;
-  for (const figure of await fleetResourceFigures(root, startSandbox, cases)) row(...figure);
+  const twoStacks = process.env.BENCH_TWO_STACKS ?? DEFAULT_TWO_STACKS_CASES;
+  for (const figure of await fleetResourceFigures(root, startSandbox, cases, twoStacks)) row(...figure);
 }
 
 const machine = `${cpus().length} cores (${cpus()[0]?.model ?? "unknown"}), ${Math.round(totalmem() / 1024 ** 3)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`;
