@@ -13,7 +13,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import type { ProxyApiClient } from "../client/client";
 import { ProxyError } from "../client/errors";
 import { isSpentState, isTargetState } from "../contract/states";
-import type { Order } from "../contract/types";
+import type { Order, ProxyRecord } from "../contract/types";
 import { describePurchases, planFleet, type MemberAction } from "./fleet-plan";
 import { FleetProgress } from "./fleet-progress";
 import {
@@ -29,6 +29,7 @@ import {
 } from "./fleet-state";
 import { purchaseKey } from "./idempotency";
 import { checkFleetInputs, INPUT_DEFAULTS, withInputDefaults } from "./inputs";
+import { listForOrders, sameProxies } from "./listing";
 import type { ResourceIdentity } from "./order-provider";
 import { createProviderCore, type ConfigureArgs, type OperationOptions, type ProviderOptions } from "./provider-core";
 import type { PurchaseOutcome } from "./purchase";
@@ -150,11 +151,37 @@ export function createFleetProvider(options: ProviderOptions = {}) {
     return outs;
   };
 
-  /** The members as the API sees them now; members whose absence is certain leave. */
-  const refreshMembers = async (api: ProxyApiClient, members: FleetMember[], known: Map<string, OrderProxies>) => {
-    const read = await Promise.all(members.map(async (member) => ({ member, order: await flow.readOrder(api, member.orderId) })));
+  /**
+   * The members as the API sees them now; members whose absence is certain leave. An active member that the list
+   * shows with the proxies the state holds is kept as it is; the others are read by id (listing.ts).
+   */
+  const refreshMembers = async (
+    api: ProxyApiClient,
+    members: FleetMember[],
+    stored: Map<string, OrderProxies>,
+    listed: Map<string, ProxyRecord[]>,
+    known: Map<string, OrderProxies>,
+  ) => {
+    const unchanged = (member: FleetMember): OrderProxies | undefined => {
+      const held = stored.get(member.orderId);
+      const seen = listed.get(member.orderId);
+      return isTargetState(member.status) && held && seen && sameProxies(seen, held.proxies, held.credentials) ? held : undefined;
+    };
+    const outcomes = await Promise.all(
+      members.map(async (member) => {
+        const held = unchanged(member);
+        return held ? { member, held } : { member, order: await flow.readOrder(api, member.orderId), held: undefined };
+      }),
+    );
     const kept: FleetMember[] = [];
-    for (const { member, order } of read) {
+    for (const outcome of outcomes) {
+      const { member } = outcome;
+      if (outcome.held) {
+        known.set(member.orderId, outcome.held);
+        kept.push(member);
+        continue;
+      }
+      const { order } = outcome;
       if (order === "gone") {
         log.warn(`proxy: order ${member.orderId} (slot ${member.slot}) no longer exists (404 confirmed, and the API answers otherwise); it leaves the fleet`);
         continue;
@@ -228,9 +255,13 @@ export function createFleetProvider(options: ProviderOptions = {}) {
       if (!props) throw new ProxyError(`Fleet ${id} has no stored properties to refresh.`, "no_properties");
       return core.explainStoredConfig(async () => {
         const api = client();
+        const everyone = [...(props.members ?? []), ...(props.retiring ?? [])];
+        const listing = await listForOrders(api, new Set(everyone.filter((m) => isTargetState(m.status)).map((m) => m.orderId)));
+        const stored = proxiesByOrder(props);
+        const listed = listing?.byOrder ?? new Map<string, ProxyRecord[]>();
         const known = new Map<string, OrderProxies>();
-        const members = await refreshMembers(api, props.members ?? [], known);
-        const retiring = await refreshMembers(api, props.retiring ?? [], known);
+        const members = await refreshMembers(api, props.members ?? [], stored, listed, known);
+        const retiring = await refreshMembers(api, props.retiring ?? [], stored, listed, known);
         const outs = toFleetOutputs(props, members, retiring, known);
         for (const line of planFleet(outs.members, props, now()).notices) log.warn(line);
         return { id, props: outs, inputs: fleetInputsOf(props) };

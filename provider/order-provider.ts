@@ -8,10 +8,11 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { ProxyApiClient } from "../client/client";
 import { ProxyError } from "../client/errors";
-import { isPendingState, isSpentState } from "../contract/states";
+import { isPendingState, isSpentState, isTargetState } from "../contract/states";
 import { purchaseKey, type PurchaseIdentity } from "./idempotency";
 import { checkInputs, INPUT_DEFAULTS, withInputDefaults } from "./inputs";
-import { inputsOf, toOutputs, type OrderInputs, type OrderOutputs } from "./order-state";
+import { refreshLister, sameProxies } from "./listing";
+import { inputsOf, storedOrder, toOutputs, type OrderInputs, type OrderOutputs } from "./order-state";
 import { createProviderCore, type ConfigureArgs, type OperationOptions, type ProviderOptions } from "./provider-core";
 import type { PurchaseOutcome } from "./purchase";
 import { PartialOrderError, partialProperties, UNKNOWN, type WithProvider } from "./pulumi-host";
@@ -162,12 +163,16 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
     async read(id: string, props?: OrderOutputs) {
       if (!props) throw new ProxyError(`Order ${id} has no stored properties to refresh.`, "no_properties");
       return core.explainStoredConfig(async () => {
-        const order = await flow.readOrder(client(), id);
+        const api = client();
+        // An active order that the account's list shows with the proxies the state holds needs no read (listing.ts).
+        const listed = isTargetState(props.status) ? await refreshLister(api).lookup(id) : undefined;
+        const unchanged = listed !== undefined && sameProxies(listed, props.proxies ?? [], props.credentials ?? []);
+        const order = unchanged ? storedOrder(props) : await flow.readOrder(api, id);
         if (order === "gone") {
           log.warn(`proxy: order ${id} no longer exists (404 confirmed, and the API answers otherwise); it leaves the state`);
           return {};
         }
-        const outs = toOutputs(props, order, props.purchaseKey ?? null);
+        const outs = { ...toOutputs(props, order, props.purchaseKey ?? null), ...(unchanged && props.expiresAt !== undefined ? { expiresAt: props.expiresAt } : {}) };
         const expiry = assessExpiry(outs, now());
         const said = expiry.kind === "unknown" ? undefined : expiryMessage(id, outs.planId, expiry, outs.renewBefore);
         if (said) log.warn(said);

@@ -99,3 +99,19 @@ export function inputsOf(outputs: OrderInputs): OrderInputs {
     ...(outputs.renewBefore === undefined || outputs.renewBefore === null ? {} : { renewBefore: outputs.renewBefore }),
   };
 }
+
+/**
+ * The order as the stored outputs describe it: what a read would return while nothing changed (the refresh from the
+ * list keeps an order whose listed proxies are the stored ones: provider/listing.ts).
+ */
+export function storedOrder(outputs: OrderOutputs): Order {
+  return {
+    id: outputs.orderId,
+    planId: outputs.planId,
+    status: outputs.status,
+    statusReason: outputs.statusReason ?? undefined,
+    createdAt: outputs.createdAt ?? undefined,
+    readyAt: outputs.readyAt ?? undefined,
+    proxies: outputs.proxies.map((proxy, i) => ({ ...proxy, username: outputs.credentials[i]?.username, password: outputs.credentials[i]?.password })),
+  };
+}

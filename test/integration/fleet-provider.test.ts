@@ -185,3 +185,56 @@ describe("a fleet", () => {
     expect(keysBought()).toHaveLength(2);
   });
 });
+
+describe("refresh from the list", () => {
+  const reads = (from: number) => sandbox.current.requests.slice(from).filter((r) => r.path.startsWith("/v1/"));
+
+  it("reads no order when nothing changed: one page of the list, and the outputs reading every order gives", async () => {
+    const given = inputs({ orders: 8 });
+    const { id, outs } = await created(given);
+    const { p } = provider();
+    const before = sandbox.current.requests.length;
+    const refreshed = await p.read(id, outs);
+    expect(reads(before).map((r) => `${r.method} ${r.path}`)).toEqual(["GET /v1/proxies"]);
+    expect(refreshed.props).toEqual(outs);
+  });
+
+  it("reads only the members the list does not show as the state holds them: cancelled, expired, changed, removed", async () => {
+    const given = inputs({ orders: 6 });
+    const { id, outs } = await created(given);
+    const [, cancelled, expired, changed, removed] = outs.members.map((m) => m.orderId);
+    sandbox.current.cancelOrder(cancelled!);
+    sandbox.current.state.orders.get(expired!)!.lifetimeMs = 1;
+    sandbox.current.state.orders.get(changed!)!.proxies[0]!.ip = "203.0.113.77";
+    sandbox.current.removeOrder(removed!);
+    const { p } = provider();
+    const before = sandbox.current.requests.length;
+    const refreshed = (await p.read(id, outs)).props as FleetOutputs;
+    const orderReads = new Set(reads(before).filter((r) => r.path.startsWith("/v1/orders/")).map((r) => r.path.split("/").pop()));
+    expect([...orderReads].sort()).toEqual([cancelled, expired, changed, removed].sort());
+    expect(reads(before).filter((r) => r.path === "/v1/proxies")).toHaveLength(1);
+
+    // The same outputs as reading every order: the list's answer is checked against a refresh that cannot use it.
+    const direct = createFleetProvider({
+      env: { PROXY_API_BASE_URL: sandbox.current.url, PROXY_API_KEY: sandbox.current.apiKey },
+      log: { info: () => undefined, warn: () => undefined },
+      absence: { delayMs: 10 },
+      now: () => sandbox.current.clock.now(),
+      client: { initialRetryDelayMs: 10, maxRetryDelayMs: 20 },
+    });
+    const everyOrder = await readingEveryOrder(() => direct.read(id, outs));
+    expect(refreshed).toEqual(everyOrder.props);
+    expect(refreshed.members.map((m) => m.status)).toEqual(["active", "cancelled", "expired", "active", "active"]);
+    expect(refreshed.proxies.some((px) => px.ip === "203.0.113.77")).toBe(true);
+  });
+});
+
+/** Runs `read` with the list failing, so every member is read by id (what a refresh did before the list). */
+async function readingEveryOrder<T>(read: () => Promise<T>): Promise<T> {
+  sandbox.current.faults.failNext({ count: 1000, status: 400, method: "GET", pathPrefix: "/v1/proxies" });
+  try {
+    return await read();
+  } finally {
+    sandbox.current.faults.clear();
+  }
+}

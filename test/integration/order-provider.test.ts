@@ -285,6 +285,37 @@ describe("read (refresh)", () => {
   });
 });
 
+describe("refresh from the list", () => {
+  /** A provider with a budget of its own, as a new provider process would have (and so a listing of its own). */
+  const fresh = () => provider({ client: { initialRetryDelayMs: 10, maxRetryDelayMs: 20, budget: new RequestBudget() } });
+
+  it("reads ProxyOrders refreshed together with one page of the list, and only the order that changed", async () => {
+    const { p } = provider();
+    const made = await Promise.all(Array.from({ length: 5 }, () => p.create(inputs())));
+    let before = sandbox.current.requests.length;
+    const refresher = fresh().p;
+    const refreshed = await Promise.all(made.map(({ id, outs }) => refresher.read(id, outs)));
+    const api = () => sandbox.current.requests.slice(before).filter((r) => r.path.startsWith("/v1/")).map((r) => `${r.method} ${r.path}`);
+    expect(api()).toEqual(["GET /v1/proxies"]);
+    expect(refreshed.map((r) => r.props)).toEqual(made.map((m) => m.outs));
+
+    sandbox.current.cancelOrder(made[2]!.id);
+    before = sandbox.current.requests.length;
+    const again = fresh().p;
+    const second = await Promise.all(made.map(({ id, outs }) => again.read(id, outs)));
+    expect(api()).toEqual(["GET /v1/proxies", `GET /v1/orders/${made[2]!.id}`]);
+    expect(second.map((r) => (r.props as OrderOutputs).status)).toEqual(["active", "active", "cancelled", "active", "active"]);
+  });
+
+  it("reads a ProxyOrder refreshed alone by id: one request, as before", async () => {
+    const { p } = provider();
+    const { id, outs } = await p.create(inputs());
+    const before = sandbox.current.requests.length;
+    await fresh().p.read(id, outs);
+    expect(sandbox.current.requests.slice(before).map((r) => r.path)).toEqual([`/v1/orders/${id}`]);
+  });
+});
+
 describe("an order the operator removed (the key's replay answers 404)", () => {
   it("is dropped by refresh, then bought again exactly once with a key derived from the spent one", async () => {
     const { p, lines } = provider();

@@ -1,0 +1,132 @@
+/**
+ * Refresh from the list: `GET /v1/proxies` answers up to 1,000 proxies a page, each with the `order_id` that
+ * provisioned it, so one page can stand for hundreds of `GET /v1/orders/{id}`. What the list implies (docs/api-
+ * contract.md): it holds the proxies of `active` orders only, so an order listed with the proxies the state holds is
+ * active and unchanged, and needs no read; an order that is absent (expired, cancelled, removed, or just bought and
+ * not yet listed) or whose proxies changed is read by id, as before. The list never decides that an order is gone.
+ *
+ * Economy: it must never cost much more than reading every order. It lists only for two orders or more, stops once
+ * the pages fetched would outnumber the orders still unmatched, stops after a page that matched none of them (an
+ * account much larger than the stack), and gives up on the list when its proxies carry no `order_id` (the field is
+ * optional in the contract).
+ *
+ * The engine reads a stack's resources one by one, several at a time, in one provider process: reads that arrive
+ * within a moment of each other share one listing, and later reads of the same refresh use what it fetched.
+ */
+import type { ProxyApiClient } from "../client/client";
+import type { RequestBudget } from "../client/budget";
+import { ProxyError } from "../client/errors";
+import type { ProxyRecord } from "../contract/types";
+import type { ProxyCredential, ProxyInfo } from "./order-state";
+
+/** The largest page the contract allows. */
+export const LIST_PAGE_SIZE = 1000;
+
+/** How long reads wait for others to join one listing. */
+const GATHER_MS = 50;
+
+/**
+ * How long a listing serves later reads. Each Pulumi operation runs a provider process of its own, so this only
+ * bounds how stale a long refresh may get: past it, the next read lists again.
+ */
+const FRESH_MS = 10_000;
+
+/** What one listing found: the proxies of each order it saw, and whether it read the whole list. */
+interface Listing {
+  byOrder: Map<string, ProxyRecord[]>;
+  complete: boolean;
+  at: number;
+}
+
+/**
+ * Lists the account's proxies for `wanted` order ids, by the rules in the module's comment. Resolves with what was
+ * seen, or undefined when the list cannot tell: its proxies carry no `order_id`, or listing failed (the orders are
+ * then read by id, which reports any error that matters).
+ */
+export async function listForOrders(api: Pick<ProxyApiClient, "listProxyPages">, wanted: ReadonlySet<string>): Promise<Listing | undefined> {
+  if (wanted.size < 2) return { byOrder: new Map(), complete: false, at: Date.now() };
+  try {
+    return await listPages(api, wanted);
+  } catch (error) {
+    if (error instanceof ProxyError) return undefined;
+    throw error;
+  }
+}
+
+async function listPages(api: Pick<ProxyApiClient, "listProxyPages">, wanted: ReadonlySet<string>): Promise<Listing | undefined> {
+  const byOrder = new Map<string, ProxyRecord[]>();
+  let pages = 0;
+  const unmatched = () => [...wanted].filter((id) => !byOrder.has(id)).length;
+  for await (const page of api.listProxyPages({ pageSize: LIST_PAGE_SIZE })) {
+    pages += 1;
+    const before = unmatched();
+    for (const proxy of page.proxies) {
+      if (proxy.orderId === undefined) continue;
+      const list = byOrder.get(proxy.orderId) ?? [];
+      list.push(proxy);
+      byOrder.set(proxy.orderId, list);
+    }
+    if (page.proxies.length > 0 && byOrder.size === 0) return undefined;
+    const left = unmatched();
+    if (page.nextCursor === undefined) return { byOrder, complete: true, at: Date.now() };
+    if (left === 0 || left === before || pages + 1 > left) break;
+  }
+  return { byOrder, complete: false, at: Date.now() };
+}
+
+/** Whether `listed` are the proxies the state holds (`proxies` and `credentials`), in any order. */
+export function sameProxies(listed: ProxyRecord[], proxies: ProxyInfo[], credentials: ProxyCredential[]): boolean {
+  if (listed.length !== proxies.length || listed.length !== credentials.length) return false;
+  const key = (p: Partial<ProxyRecord>) =>
+    JSON.stringify([p.ip, p.port, p.type, p.country, p.id, p.protocol, p.city, p.expiresAt, p.username, p.password]);
+  const held = proxies.map((p, i) => key({ ...p, username: credentials[i]?.username, password: credentials[i]?.password }));
+  return JSON.stringify(listed.map(key).sort()) === JSON.stringify(held.sort());
+}
+
+/** One process's listings per request budget (one per API key and base URL), shared by the reads in flight. */
+class RefreshLister {
+  private listing: Listing | undefined;
+  private pending: { wanted: Set<string>; result: Promise<Listing | undefined> } | undefined;
+
+  constructor(private readonly api: ProxyApiClient) {}
+
+  /**
+   * The proxies the list shows for `orderId`, or undefined when the list cannot tell (not listed, not known, or too
+   * few reads to be worth a listing): the caller then reads the order.
+   */
+  async lookup(orderId: string): Promise<ProxyRecord[] | undefined> {
+    const known = this.listing && Date.now() - this.listing.at < FRESH_MS ? this.listing : undefined;
+    if (known?.byOrder.has(orderId)) return known.byOrder.get(orderId);
+    if (known?.complete) return undefined;
+    if (!this.pending) {
+      const wanted = new Set<string>();
+      const result = new Promise<void>((resolve) => setTimeout(resolve, GATHER_MS)).then(async () => {
+        try {
+          const found = await listForOrders(this.api, wanted);
+          if (found) this.listing = found;
+          return found;
+        } finally {
+          this.pending = undefined;
+        }
+      });
+      this.pending = { wanted, result };
+    }
+    this.pending.wanted.add(orderId);
+    const found = await this.pending.result;
+    return found?.byOrder.get(orderId);
+  }
+}
+
+const listers = new WeakMap<RequestBudget, RefreshLister>();
+
+/** The process's lister for the client's key: reads of one refresh share its listings. */
+export function refreshLister(api: ProxyApiClient): RefreshLister {
+  let lister = listers.get(api.budget);
+  if (!lister) {
+    lister = new RefreshLister(api);
+    listers.set(api.budget, lister);
+  }
+  return lister;
+}
+
+export type { RefreshLister };

@@ -1,0 +1,75 @@
+import { describe, expect, it } from "vitest";
+import type { ProxyPage, ProxyRecord } from "../../contract/types";
+import { listForOrders, sameProxies } from "../../provider/listing";
+
+const proxy = (orderId: string | undefined, n: number): ProxyRecord => ({
+  ip: `198.51.100.${n}`,
+  port: 10_000 + n,
+  type: "datacenter",
+  country: "US",
+  id: `px_${n}`,
+  ...(orderId ? { orderId } : {}),
+  username: `u${n}`,
+  password: `p${n}`,
+});
+
+/** A list of `pages` pages; records how many were fetched. */
+function api(pages: ProxyRecord[][]) {
+  let fetched = 0;
+  return {
+    fetched: () => fetched,
+    async *listProxyPages(): AsyncGenerator<ProxyPage> {
+      for (let i = 0; i < pages.length; i++) {
+        fetched += 1;
+        yield { proxies: pages[i]!, nextCursor: i < pages.length - 1 ? `c${i + 1}` : undefined };
+      }
+    },
+  };
+}
+
+describe("listing an account's proxies for a refresh", () => {
+  it("reads every page it needs and groups the proxies by order", async () => {
+    const list = api([[proxy("ord_a", 1), proxy("ord_b", 2)], [proxy("ord_b", 3), proxy("ord_c", 4)]]);
+    // ord_x is not listed (expired, cancelled or not yet visible): the caller reads it.
+    const found = await listForOrders(list, new Set(["ord_a", "ord_b", "ord_c", "ord_x"]));
+    expect(found?.complete).toBe(true);
+    expect(found?.byOrder.has("ord_x")).toBe(false);
+    expect(found?.byOrder.get("ord_b")?.map((p) => p.id)).toEqual(["px_2", "px_3"]);
+    expect(list.fetched()).toBe(2);
+  });
+
+  it("does not list for one order: reading it costs the same", async () => {
+    const list = api([[proxy("ord_a", 1)]]);
+    expect((await listForOrders(list, new Set(["ord_a"])))?.byOrder.size).toBe(0);
+    expect(list.fetched()).toBe(0);
+  });
+
+  it("stops once the pages would outnumber the orders left, and after a page that matched none of them", async () => {
+    const many = Array.from({ length: 10 }, (_, i) => [proxy(`ord_other${i}`, i)]);
+    const unmatched = api([[proxy("ord_a", 1)], ...many]);
+    await listForOrders(unmatched, new Set(["ord_a", "ord_b", "ord_c"]));
+    // Page 1 matched ord_a; page 2 matched nothing: stop.
+    expect(unmatched.fetched()).toBe(2);
+    const few = api([[proxy("ord_a", 1)], [proxy("ord_b", 2)], [proxy("ord_c", 3)], [proxy("ord_d", 4)]]);
+    await listForOrders(few, new Set(["ord_a", "ord_b", "ord_x"]));
+    // After page 2, one order is left and a third page would make the pages outnumber it.
+    expect(few.fetched()).toBe(2);
+  });
+
+  it("gives up when the proxies carry no order_id (optional in the contract)", async () => {
+    const list = api([[proxy(undefined, 1), proxy(undefined, 2)], [proxy("ord_a", 3)]]);
+    expect(await listForOrders(list, new Set(["ord_a", "ord_b"]))).toBeUndefined();
+    expect(list.fetched()).toBe(1);
+  });
+
+  it("compares listed proxies with the stored ones in any order, credentials included", () => {
+    const listed = [proxy("ord_a", 1), proxy("ord_a", 2)];
+    const stored = [proxy("ord_a", 2), proxy("ord_a", 1)];
+    const info = stored.map(({ username: _u, password: _p, ...rest }) => rest);
+    const credentials = stored.map(({ ip, port, username, password }) => ({ ip, port, username, password }));
+    expect(sameProxies(listed, info, credentials)).toBe(true);
+    expect(sameProxies([{ ...listed[0]!, ip: "203.0.113.9" }, listed[1]!], info, credentials)).toBe(false);
+    expect(sameProxies([listed[0]!, { ...listed[1]!, password: "rotated" }], info, credentials)).toBe(false);
+    expect(sameProxies([listed[0]!], info, credentials)).toBe(false);
+  });
+});
