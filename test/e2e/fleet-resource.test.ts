@@ -114,5 +114,14 @@ describe("a ProxyFleet of 1,000 (real CLI)", () => {
     expect(said.some((m) => /the fleet's orders of plan dc-us-5: 1000 of 1000 order\(s\) placed: 0 pending, 0 provisioning, 1000 active/.test(m))).toBe(true);
     expect(said.filter((m) => /order ord_\w+ is (pending|provisioning)/.test(m))).toEqual([]);
     expect(said.length).toBeLessThanOrEqual(30);
+
+    // A refresh in which nothing changed lists the account (5,000 proxies: 5 pages) in its preview and in its update,
+    // and reads no order by id.
+    const before = sandbox.requests.length;
+    await program.refresh();
+    const refreshed = sandbox.requests.slice(before).filter((r) => r.path.startsWith("/v1/"));
+    expect(refreshed.filter((r) => r.path.startsWith("/v1/orders/"))).toEqual([]);
+    expect(refreshed.length).toBeLessThanOrEqual(20);
+    await program.preview("--expect-no-changes");
   }, 600_000);
 });

@@ -52,6 +52,14 @@ describe("a fleet under the API's rate limit (real CLI)", () => {
 
     const again = await program.preview();
     expect(again.changeSummary).toEqual({ same: 101 });
+
+    // Refresh from the list: its preview and its update each list the account once (500 proxies, one page), and
+    // read no order by id, since nothing changed.
+    const before = sandbox.requests.length;
+    await program.refresh();
+    const refreshed = sandbox.requests.slice(before).filter((r) => r.path.startsWith("/v1/"));
+    expect(refreshed.filter((r) => r.path.startsWith("/v1/orders/"))).toEqual([]);
+    expect(refreshed.length).toBeLessThanOrEqual(4);
     await program.destroy();
   }, 600_000);
 
