@@ -29,7 +29,7 @@ import {
 } from "./fleet-state";
 import { purchaseKey } from "./idempotency";
 import { checkFleetInputs, INPUT_DEFAULTS, withInputDefaults } from "./inputs";
-import { listForOrders, sameProxies } from "./listing";
+import { listForOrders, unchangedInList } from "./listing";
 import type { ResourceIdentity } from "./order-provider";
 import { createProviderCore, type ConfigureArgs, type OperationOptions, type ProviderOptions } from "./provider-core";
 import type { PurchaseOutcome } from "./purchase";
@@ -165,7 +165,7 @@ export function createFleetProvider(options: ProviderOptions = {}) {
     const unchanged = (member: FleetMember): OrderProxies | undefined => {
       const held = stored.get(member.orderId);
       const seen = listed.get(member.orderId);
-      return isTargetState(member.status) && held && seen && sameProxies(seen, held.proxies, held.credentials) ? held : undefined;
+      return isTargetState(member.status) && held && unchangedInList(seen, held.proxies, held.credentials, now()) ? held : undefined;
     };
     const outcomes = await Promise.all(
       members.map(async (member) => {

@@ -74,6 +74,20 @@ async function listPages(api: Pick<ProxyApiClient, "listProxyPages">, wanted: Re
   return { byOrder, complete: false, at: Date.now() };
 }
 
+/**
+ * Whether an order the state holds as active can be kept as it is from what the list shows for it: listed, with the
+ * proxies the state holds, none of them past its expiry at `now` (an API that expires orders lazily still lists them).
+ */
+export function unchangedInList(
+  listed: ProxyRecord[] | undefined,
+  proxies: ProxyInfo[],
+  credentials: ProxyCredential[],
+  now: number,
+): boolean {
+  if (!listed || !sameProxies(listed, proxies, credentials)) return false;
+  return listed.every((p) => p.expiresAt === undefined || !(Date.parse(p.expiresAt) <= now));
+}
+
 /** Whether `listed` are the proxies the state holds (`proxies` and `credentials`), in any order. */
 export function sameProxies(listed: ProxyRecord[], proxies: ProxyInfo[], credentials: ProxyCredential[]): boolean {
   if (listed.length !== proxies.length || listed.length !== credentials.length) return false;

@@ -11,7 +11,7 @@ import { ProxyError } from "../client/errors";
 import { isPendingState, isSpentState, isTargetState } from "../contract/states";
 import { purchaseKey, type PurchaseIdentity } from "./idempotency";
 import { checkInputs, INPUT_DEFAULTS, withInputDefaults } from "./inputs";
-import { refreshLister, sameProxies } from "./listing";
+import { refreshLister, unchangedInList } from "./listing";
 import { inputsOf, storedOrder, toOutputs, type OrderInputs, type OrderOutputs } from "./order-state";
 import { createProviderCore, type ConfigureArgs, type OperationOptions, type ProviderOptions } from "./provider-core";
 import type { PurchaseOutcome } from "./purchase";
@@ -166,7 +166,7 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
         const api = client();
         // An active order that the account's list shows with the proxies the state holds needs no read (listing.ts).
         const listed = isTargetState(props.status) ? await refreshLister(api).lookup(id) : undefined;
-        const unchanged = listed !== undefined && sameProxies(listed, props.proxies ?? [], props.credentials ?? []);
+        const unchanged = unchangedInList(listed, props.proxies ?? [], props.credentials ?? [], now());
         const order = unchanged ? storedOrder(props) : await flow.readOrder(api, id);
         if (order === "gone") {
           log.warn(`proxy: order ${id} no longer exists (404 confirmed, and the API answers otherwise); it leaves the state`);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ProxyPage, ProxyRecord } from "../../contract/types";
-import { listForOrders, sameProxies } from "../../provider/listing";
+import { listForOrders, sameProxies, unchangedInList } from "../../provider/listing";
 
 const proxy = (orderId: string | undefined, n: number): ProxyRecord => ({
   ip: `198.51.100.${n}`,
@@ -71,5 +71,14 @@ describe("listing an account's proxies for a refresh", () => {
     expect(sameProxies([{ ...listed[0]!, ip: "203.0.113.9" }, listed[1]!], info, credentials)).toBe(false);
     expect(sameProxies([listed[0]!, { ...listed[1]!, password: "rotated" }], info, credentials)).toBe(false);
     expect(sameProxies([listed[0]!], info, credentials)).toBe(false);
+  });
+
+  it("does not keep an order from the list when a listed proxy is past its expiry (an API that expires lazily)", () => {
+    const listed = [{ ...proxy("ord_a", 1), expiresAt: "2026-01-01T00:00:00Z" }];
+    const info = listed.map(({ username: _u, password: _p, ...rest }) => rest);
+    const credentials = listed.map(({ ip, port, username, password }) => ({ ip, port, username, password }));
+    expect(unchangedInList(listed, info, credentials, Date.parse("2025-12-31T00:00:00Z"))).toBe(true);
+    expect(unchangedInList(listed, info, credentials, Date.parse("2026-01-02T00:00:00Z"))).toBe(false);
+    expect(unchangedInList(undefined, info, credentials, 0)).toBe(false);
   });
 });
