@@ -172,7 +172,7 @@ export function createOrderProvider(options: OrderProviderOptions = {}) {
           log.warn(`proxy: order ${id} no longer exists (404 confirmed, and the API answers otherwise); it leaves the state`);
           return {};
         }
-        const outs = { ...toOutputs(props, order, props.purchaseKey ?? null), ...(unchanged && props.expiresAt !== undefined ? { expiresAt: props.expiresAt } : {}) };
+        const outs: OrderOutputs = { ...toOutputs(props, order, props.purchaseKey ?? null), ...(unchanged && props.expiresAt !== undefined ? { expiresAt: props.expiresAt } : {}) };
         const expiry = assessExpiry(outs, now());
         const said = expiry.kind === "unknown" ? undefined : expiryMessage(id, outs.planId, expiry, outs.renewBefore);
         if (said) log.warn(said);
