@@ -259,13 +259,17 @@ export class RequestSender {
     }
     const timeout = AbortSignal.timeout(remaining);
     try {
-      // Loaded on the first request, not at import: a preview that makes no call never pays for loading undici.
-      const { request } = require("undici") as typeof import("undici");
-      const res = await request(url, {
+      // The dispatcher's own method, not undici's top-level `request(url, { dispatcher })`: on Node 26 the global
+      // dispatcher is Node's bundled undici, whose instance methods refuse an `opts.dispatcher` that the top-level
+      // function of this package's undici passes on (UND_ERR_INVALID_ARG).
+      const dispatcher = this.dispatcher ?? defaultDispatcher();
+      const target = new URL(url);
+      const res = await dispatcher.request({
+        origin: target.origin,
+        path: `${target.pathname}${target.search}`,
         method: req.method,
         headers,
         body: req.body === undefined ? undefined : JSON.stringify(req.body),
-        dispatcher: this.dispatcher ?? defaultDispatcher(),
         headersTimeout: this.options.headersTimeoutMs,
         bodyTimeout: this.options.bodyTimeoutMs,
         signal: req.signal ? AbortSignal.any([req.signal, timeout]) : timeout,
