@@ -7,8 +7,9 @@
  *   notices; a fleet of a thousand does not fire a thousand requests into an unknown limit.
  * - **A 429 cuts the rate** to `throttleFactor` of the rate the API accepted from this process over the last seconds
  *   (W), once per episode. The rate then grows back on a cubic curve, as TCP CUBIC and the AWS SDKs' adaptive retry
- *   mode do: fast at first and flat as it nears W; above W it probes linearly and slowly. Several processes on one
- *   key, knowing nothing of each other, converge on shares of it through the same rule.
+ *   mode do: fast at first and flat as it nears W; above W it probes, slowly at first and faster the longer no 429
+ *   comes, by a share of the key's rate. Several processes on one key, knowing nothing of each other, converge on
+ *   shares of it through the same rule.
  * - **Hints imply a rate.** A `RateLimit-Limit` of L with `RateLimit-Reset` R seconds when the quota is spent (or on a
  *   429) means about L / R requests per second (exact for a token bucket); the rate never goes above
  *   `hintShare` of that, so a limit learned from one 429 holds even when the API sends no hints on its successes.
@@ -21,6 +22,7 @@ export const DEFAULT_PACER_OPTIONS = {
   throttleFactor: 0.7,
   cubicGrowth: 0.0005,
   probePerSecond: 0.005,
+  probeGrowth: 0.0002,
   minRatePerSecond: 0.2,
   hintShare: 0.95,
 } as const;
@@ -44,6 +46,12 @@ export interface PacerOptions {
    * hints', or the largest W seen). @default 0.005
    */
   probePerSecond?: number;
+  /**
+   * How the probe speeds up: its cubic term, also a share of the key's rate, so that the probe above W is
+   * `keyRate × (probePerSecond × x + probeGrowth × x³)` after x seconds. @default 0.0002 (a quarter of the key's rate
+   * above W after 10 s)
+   */
+  probeGrowth?: number;
   /** The rate is never cut below this, in requests per second. @default 0.2 */
   minRatePerSecond?: number;
   /** The share of the rate the API's hints imply that is used. @default 0.95 */
@@ -72,6 +80,7 @@ export class Pacer {
       throttleFactor: options.throttleFactor ?? d.throttleFactor,
       cubicGrowth: options.cubicGrowth ?? d.cubicGrowth,
       probePerSecond: options.probePerSecond ?? d.probePerSecond,
+      probeGrowth: options.probeGrowth ?? d.probeGrowth,
       minRatePerSecond: options.minRatePerSecond ?? d.minRatePerSecond,
       hintShare: options.hintShare ?? d.hintShare,
     };
@@ -85,14 +94,16 @@ export class Pacer {
   rate(now: number): number {
     let rate = this.slowStartRate;
     if (this.cut) {
-      const { cubicGrowth, throttleFactor, probePerSecond } = this.options;
+      const { cubicGrowth, throttleFactor, probePerSecond, probeGrowth } = this.options;
       const k = Math.cbrt((1 - throttleFactor) / cubicGrowth);
       const t = Math.max(0, now - this.cut.since) / 1000;
-      // Back to the refused rate on the cubic's concave side; above it, a slow linear probe. The probe is the same
-      // for every process on the key (a share of the key's rate, not of this process's): additive increase and
-      // multiplicative decrease are what make several processes converge on fair shares instead of one starving.
+      // Back to the refused rate on the cubic's concave side; above it, a probe that starts slowly and speeds up (the
+      // cubic's convex side), so that the rate a finished neighbour left free is taken within seconds. The probe is
+      // the same for every process on the key (a share of the key's rate, not of this process's): additive increase
+      // and multiplicative decrease are what make several processes converge on fair shares instead of one starving.
       const { refused, largest } = this.cut;
-      rate = t < k ? refused * (1 + cubicGrowth * (t - k) ** 3) : refused + probePerSecond * (this.hinted ?? largest) * (t - k);
+      const x = t - k;
+      rate = x < 0 ? refused * (1 + cubicGrowth * x ** 3) : refused + (this.hinted ?? largest) * (probePerSecond * x + probeGrowth * x ** 3);
     }
     if (this.hinted !== undefined) rate = Math.min(rate, this.hinted * this.options.hintShare);
     return Math.max(this.options.minRatePerSecond, rate);

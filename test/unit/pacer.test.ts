@@ -36,7 +36,7 @@ describe("the pacer", () => {
     expect(pacer.rate(6000 + (K_SECONDS / 2) * 1000)).toBeGreaterThan(18);
   });
 
-  it("probes above the refused rate slowly and by the same amount whatever this process's share", () => {
+  it("probes above the refused rate, slowly then faster, by the same amount whatever this process's share", () => {
     const small = new Pacer(0);
     const large = new Pacer(0);
     for (const pacer of [small, large]) {
@@ -49,7 +49,10 @@ describe("the pacer", () => {
     large.throttled(30_000, 14, 30_000);
     const after = 30_000 + (K_SECONDS + 10) * 1000;
     expect(small.rate(after) - 4).toBeCloseTo(large.rate(after) - 14, 5);
-    expect(large.rate(after) - 14).toBeCloseTo(10 * DEFAULT_PACER_OPTIONS.probePerSecond * 20, 5);
+    const { probePerSecond, probeGrowth } = DEFAULT_PACER_OPTIONS;
+    expect(large.rate(after) - 14).toBeCloseTo(20 * (probePerSecond * 10 + probeGrowth * 10 ** 3), 5);
+    // Slow at first, faster later: a neighbour's rate left free is taken within seconds, not minutes.
+    expect(large.rate(30_000 + (K_SECONDS + 2) * 1000) - 14).toBeLessThan(1);
   });
 
   it("never goes above the share of the rate the hints imply, and sends no burst after a pause", () => {
