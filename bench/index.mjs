@@ -14,7 +14,7 @@ import { createRequire } from "node:module";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { anchors, getBudget, lagGoal, simulate, simulateWaiter, sweep } from "./waiter.mjs";
+import { anchors, getBudget, lagGoal, simulate, simulateWaiter, SWEEP, sweep } from "./waiter.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(import.meta.url);
@@ -44,9 +44,20 @@ if (!fleetOnly) {
   }
   const exact = await sweep((t) => simulateWaiter(root, t, 0));
   row("readiness, exact estimate", "worst lag (ms)", fmt(exact.worstLag.lag, 0), "<= 250", exact.worstLag.lag <= 250 ? "met" : "missed");
+  const at40 = await simulateWaiter(root, 40_000, 0);
+  row("readiness, exact estimate", "GETs per order at T = 40 s (no hint: " + (await simulateWaiter(root, 40_000)).gets + ")", String(at40.gets), "<= 4", at40.gets <= 4 ? "met" : "missed");
   for (const error of [-0.2, 0.2]) {
-    const off = await sweep((t) => simulateWaiter(root, t, error));
-    row("readiness, estimate off", `estimate ${error * 100}%: worst lag / no-hint goal`, fmt(off.lagRatio), "<= 1", off.lagRatio <= 1 ? "met" : "missed");
+    // The lag counts from the later of the ready time and the estimate; the GETs against the same T without a hint.
+    let lagRatio = 0;
+    let moreGets = 0;
+    for (const t of SWEEP) {
+      const off = await simulateWaiter(root, t, error);
+      const none = await simulateWaiter(root, t);
+      lagRatio = Math.max(lagRatio, (off.lag - Math.max(0, error * t)) / lagGoal(t));
+      moreGets = Math.max(moreGets, off.gets - none.gets);
+    }
+    row("readiness, estimate off", `estimate ${error * 100}%: worst lag after the later of ready and estimate / no-hint goal`, fmt(lagRatio), "<= 1", lagRatio <= 1 ? "met" : "missed");
+    row("readiness, estimate off", `estimate ${error * 100}%: most GETs over the same T without a hint`, String(moreGets), "<= 0", moreGets <= 0 ? "met" : "missed");
   }
 
   // 2. Readiness in real time: provider create against the sandbox, which sends no polling hints here and keeps its
