@@ -55,6 +55,7 @@ export async function fleetResourceFigures(root, startSandbox, cases = DEFAULT_F
   const programs = {
     fleet: await workspace.program("proxy-fleet", FLEET_PROGRAM),
     orders: await workspace.program("proxy-orders", ORDERS_PROGRAM),
+    second: await workspace.program("proxy-fleet-b", FLEET_PROGRAM),
   };
   const figures = [];
   const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
@@ -156,7 +157,7 @@ export async function fleetResourceFigures(root, startSandbox, cases = DEFAULT_F
       const label = `two stacks on one key, a fleet of ${n} each, started together, R = ${r}/s, T = ${t} s, hints ${hints}`;
       const sandbox = await startSandbox({ rateLimit: { requestsPerSecond: r, burst: r }, rateLimitHints: hints, provisioningMs: tMs });
       const api = { PROXY_API_BASE_URL: sandbox.url, PROXY_API_KEY: sandbox.apiKey };
-      const stacks = [programs.fleet, await workspace.program("proxy-fleet-b", FLEET_PROGRAM)];
+      const stacks = [programs.fleet, programs.second];
       for (const program of stacks) await workspace.cli(program, ["config", "set", "count", String(n)]);
       const started = performance.now();
       const walls = await Promise.all(
