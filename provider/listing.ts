@@ -109,15 +109,16 @@ class RefreshLister {
    * few reads to be worth a listing): the caller then reads the order.
    */
   async lookup(orderId: string): Promise<ProxyRecord[] | undefined> {
-    const known = this.listing && Date.now() - this.listing.at < FRESH_MS ? this.listing : undefined;
-    if (known?.byOrder.has(orderId)) return known.byOrder.get(orderId);
-    if (known?.complete) return undefined;
+    // A fresh listing answers every read until it goes stale, even one it did not cover: listing again from the first
+    // page for each late read could cost more than reading those orders by id.
+    if (this.listing && Date.now() - this.listing.at < FRESH_MS) return this.listing.byOrder.get(orderId);
     if (!this.pending) {
       const wanted = new Set<string>();
       const result = new Promise<void>((resolve) => setTimeout(resolve, GATHER_MS)).then(async () => {
         try {
           const found = await listForOrders(this.api, wanted);
-          if (found) this.listing = found;
+          // A list that cannot tell (no order_id, or it failed) is not asked again while it would be fresh.
+          this.listing = found ?? { byOrder: new Map(), complete: false, at: Date.now() };
           return found;
         } finally {
           this.pending = undefined;
