@@ -4,8 +4,12 @@
  * tracked. `diff` shows the plan; `create` and `update` carry it out.
  */
 import { isPendingState, isSpentState } from "../contract/states";
+import { PROXY_FLEET } from "./definitions";
+import { changedInputs } from "./fields";
 import { memberPurchaseKey } from "./idempotency";
-import type { FleetInputs, FleetMember } from "./fleet-state";
+import type { FleetInputs, FleetMember, FleetOutputs } from "./fleet-state";
+import { fleetShrinks, replacingFleet } from "./messages";
+import { UNKNOWN } from "./pulumi-host";
 import { assessExpiry, expiryMessage, replacesOrder, successorKey, type ExpiryAssessment } from "./renewal";
 
 /** One thing an `up` does for one slot. */
@@ -57,6 +61,38 @@ export function planFleet(members: FleetMember[], inputs: Omit<FleetInputs, "rea
   }
   const drops = members.filter((m) => m.slot >= inputs.orders);
   return { actions, drops, notices: notices(quiet, inputs) };
+}
+
+/** A diff's decision for a fleet, and what it tells the user. */
+export interface FleetChange {
+  changes: boolean;
+  replaces: string[];
+  diffs: string[];
+  /** Lines for the log, in order. */
+  warnings: string[];
+}
+
+/**
+ * A new plan replaces the fleet; anything else is an update that touches only the members that must change. The
+ * preview says which members buy and why, and which are no longer tracked.
+ */
+export function planFleetChange(olds: FleetOutputs, news: FleetInputs, now: number): FleetChange {
+  const updated = changedInputs(PROXY_FLEET, olds, news);
+  if (news.planId !== olds.planId) {
+    const orders = typeof news.orders === "number" ? news.orders : undefined;
+    const warning = replacingFleet(orders, news.planId, news.planId === UNKNOWN, { members: olds.members.length, planId: olds.planId });
+    return { changes: true, replaces: ["planId"], diffs: ["planId", ...updated], warnings: [warning] };
+  }
+  if ([news.orders, news.renewBefore, news.waitForReady, news.idempotencyKey].includes(UNKNOWN as never)) {
+    return { changes: true, replaces: [], diffs: updated, warnings: [] };
+  }
+  const plan = planFleet(olds.members, news, now);
+  const purchases = describePurchases(plan, news.planId);
+  const warnings = [...plan.notices, ...(purchases ? [purchases] : [])];
+  if (plan.drops.length > 0) warnings.push(fleetShrinks(olds.orders, news.orders, plan.drops.map((m) => `${m.orderId} (slot ${m.slot})`).join(", ")));
+  const members = plan.actions.length > 0 || plan.drops.length > 0 || (olds.retiring ?? []).length > 0;
+  const diffs = [...updated, ...(members ? ["members"] : [])];
+  return { changes: diffs.length > 0, replaces: [], diffs, warnings };
 }
 
 /** One line per kind of expiry warning, for the member that comes first, with how many more share it. */

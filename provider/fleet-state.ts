@@ -1,42 +1,21 @@
 /**
  * The shapes a ProxyFleet has in Pulumi's state, and how its members and their proxies become its outputs.
  */
-import type { Order, StatusReason } from "../contract/types";
-import { splitCredentials, type ProxyCredential, type ProxyInfo } from "./order-state";
+import type { Order } from "../contract/types";
+import { PROXY_FLEET, type ObjectTypes, type Shape } from "./definitions";
+import { splitCredentials } from "./order-state";
 
-/** Inputs of a ProxyFleet after `check` applied the defaults. */
-export interface FleetInputs {
-  planId: string;
-  /** How many orders of the plan the fleet holds. */
-  orders: number;
-  waitForReady: boolean;
-  readyTimeout: string;
-  /** The fleet's identity, from which each member's purchase key is derived. */
-  idempotencyKey: string;
-  /** Renew each member this long before it expires; unset, nothing is renewed. */
-  renewBefore?: string;
-}
+/** Inputs of a ProxyFleet after `check` applied the defaults (described in definitions.ts). */
+export type FleetInputs = Shape<typeof PROXY_FLEET.inputs>;
 
 /** One order of a fleet, in the slot it fills (0 to `orders` - 1). */
-export interface FleetMember {
-  slot: number;
-  orderId: string;
-  status: string;
-  /** Why the order failed or was cancelled, when it did. */
-  statusReason: StatusReason | null;
-  createdAt: string | null;
-  readyAt: string | null;
-  /** When the order expires (RFC 3339), or null when not known. */
-  expiresAt: string | null;
-  /** The idempotency key the order was bought with; null for an imported order. */
-  purchaseKey: string | null;
-}
+export type FleetMember = ObjectTypes["FleetMember"];
 
 /** A proxy of a fleet: its record without credentials, with the order it belongs to. */
-export type FleetProxy = ProxyInfo & { orderId: string };
+export type FleetProxy = ObjectTypes["FleetProxy"];
 
 /** Credentials of one proxy of a fleet, in the same position as the proxy in `proxies`. Always a secret output. */
-export type FleetCredential = ProxyCredential & { orderId: string };
+export type FleetCredential = ObjectTypes["FleetCredential"];
 
 /** The proxies of one order, as a fleet keeps them. */
 export interface OrderProxies {
@@ -45,23 +24,10 @@ export interface OrderProxies {
 }
 
 /** Outputs of a ProxyFleet: its inputs, echoed (refresh and delete see only outputs), and its members. */
-export interface FleetOutputs extends FleetInputs {
-  /** The orders the fleet holds, by slot. */
-  members: FleetMember[];
-  /**
-   * Orders being renewed whose successor was bought but is not ready yet: still tracked, their proxies still listed,
-   * until the next `up` finds the successor ready.
-   */
-  retiring: FleetMember[];
-  /** Every proxy of the members (and of the retiring orders), flattened, each with its `orderId`. */
-  proxies: FleetProxy[];
-  credentials: FleetCredential[];
-  /** The earliest expiry of the fleet's active members, or null when none is known. */
-  expiresAt: string | null;
-}
+export type FleetOutputs = FleetInputs & Shape<typeof PROXY_FLEET.outputs>;
 
 /** Property names of FleetOutputs that are outputs only (the resource class declares them). */
-export const FLEET_OUTPUT_ONLY_PROPERTIES = ["members", "retiring", "proxies", "credentials", "expiresAt"] as const;
+export const FLEET_OUTPUT_ONLY_PROPERTIES = Object.keys(PROXY_FLEET.outputs) as Array<keyof typeof PROXY_FLEET.outputs>;
 
 /** The member for an order in a slot. */
 export function memberOf(slot: number, order: Order, purchaseKey: string | null, expiresAt: string | null): FleetMember {

@@ -19,6 +19,9 @@ export interface PurchaseIdentity {
   planId: string;
 }
 
+/** The resource a key is derived for: what a purchase identity holds but the plan (a URN's parts, or a program's). */
+export type ResourceIdentity = Omit<PurchaseIdentity, "planId">;
+
 /** The key of the first purchase attempt of a resource: the same for every run of the same program and stack. */
 export function purchaseKey(identity: PurchaseIdentity): string {
   return digest([identity.project, identity.stack, identity.resourceName, identity.planId]);
@@ -47,4 +50,9 @@ export function keyAfterRemovedOrder(previousKey: string): string {
  */
 export function memberPurchaseKey(fleetKey: string, slot: number): string {
   return digest([fleetKey, "member", String(slot)]);
+}
+
+/** A fleet's resource id: stable for its identity, so a re-run after a crash records the same resource. */
+export function fleetId(idempotencyKey: string): string {
+  return `fleet_${createHash("sha256").update(idempotencyKey).digest("hex").slice(0, 24)}`;
 }

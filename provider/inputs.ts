@@ -1,14 +1,16 @@
 /**
- * The inputs of ProxyOrder and ProxyFleet: their defaults, and their validation in zod, reported as Pulumi check
- * failures (one per bad property, naming what is allowed). Inputs still unknown during preview are not checked.
+ * The inputs of ProxyOrder and ProxyFleet: their defaults, and their checks in zod, whose messages name the property and
+ * what is allowed. definitions.ts attaches each check to its input; fields.ts runs them.
  */
-import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { IDEMPOTENCY_KEY_RULE, isValidIdempotencyKey } from "../contract/idempotency";
 import { parseDuration } from "./duration";
-import { UNKNOWN } from "./pulumi-host";
+import type { InputCheck } from "./fields";
 
-/** Input defaults; the README's resource table lists the same. */
+/** The inputs that have a check. */
+type CheckedInput = "orders" | "planId" | "waitForReady" | "readyTimeout" | "idempotencyKey" | "adoptOrderId" | "renewBefore";
+
+/** Input defaults (definitions.ts gives them to their inputs); the resources reference lists the same. */
 export const INPUT_DEFAULTS = { waitForReady: true, readyTimeout: "20m" } as const;
 
 /** The longest readyTimeout accepted. */
@@ -47,8 +49,8 @@ function durationSchema(maxMs: number, reason: (value: unknown) => string) {
   );
 }
 
-/** One schema per property, so that each failure names its property. */
-const PROPERTY_SCHEMAS = {
+/** The check of each input, one per property so that each failure names its property (definitions.ts uses them). */
+export const INPUT_CHECKS: Readonly<Record<CheckedInput, InputCheck>> = {
   orders: z
     .number({ error: (issue) => ordersReason(issue.input) })
     .refine((v) => Number.isInteger(v) && v >= 1 && v <= MAX_FLEET_ORDERS, { error: (issue) => ordersReason(issue.input) }),
@@ -65,42 +67,3 @@ const PROPERTY_SCHEMAS = {
     .nullish(),
   renewBefore: durationSchema(MAX_RENEW_BEFORE_MS, renewBeforeReason).nullish(),
 };
-
-type Property = keyof typeof PROPERTY_SCHEMAS;
-
-/** ProxyOrder's inputs. */
-const ORDER_PROPERTIES: Property[] = ["planId", "waitForReady", "readyTimeout", "idempotencyKey", "adoptOrderId", "renewBefore"];
-/** ProxyFleet's inputs. */
-const FLEET_PROPERTIES: Property[] = ["planId", "orders", "waitForReady", "readyTimeout", "idempotencyKey", "renewBefore"];
-
-/** Checks every input of a ProxyOrder; returns one failure per bad property. */
-export function checkInputs(news: object): pulumi.dynamic.CheckFailure[] {
-  return checkProperties(news, ORDER_PROPERTIES);
-}
-
-/** Checks every input of a ProxyFleet; returns one failure per bad property. */
-export function checkFleetInputs(news: object): pulumi.dynamic.CheckFailure[] {
-  return checkProperties(news, FLEET_PROPERTIES);
-}
-
-function checkProperties(news: object, properties: Property[]): pulumi.dynamic.CheckFailure[] {
-  const failures: pulumi.dynamic.CheckFailure[] = [];
-  for (const property of properties) {
-    const schema = PROPERTY_SCHEMAS[property];
-    const value = (news as Record<string, unknown>)[property];
-    if (value === UNKNOWN) continue;
-    const result = schema.safeParse(value);
-    if (!result.success) {
-      failures.push({ property, reason: result.error.issues[0]?.message ?? `${property} is not valid.` });
-    }
-  }
-  return failures;
-}
-
-/**
- * Checked inputs with the defaults applied. Valid once there are no failures (the engine stops otherwise); unknown
- * values stay as the engine sent them.
- */
-export function withInputDefaults<T extends { waitForReady?: unknown; readyTimeout?: unknown }>(news: T) {
-  return { ...news, waitForReady: news.waitForReady ?? INPUT_DEFAULTS.waitForReady, readyTimeout: news.readyTimeout ?? INPUT_DEFAULTS.readyTimeout };
-}

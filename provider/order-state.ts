@@ -1,63 +1,24 @@
 /**
  * The shapes a ProxyOrder has in Pulumi's state, and the conversion from an API order to them.
  */
-import type { Order, ProxyRecord, StatusReason } from "../contract/types";
+import type { Order, ProxyRecord } from "../contract/types";
+import { PROXY_ORDER, type ObjectTypes, type Shape } from "./definitions";
 import { orderExpiry } from "./renewal";
 
-/** Inputs of a ProxyOrder after `check` applied the defaults. */
-export interface OrderInputs {
-  planId: string;
-  waitForReady: boolean;
-  readyTimeout: string;
-  idempotencyKey: string;
-  /** An existing order to track instead of buying one (the recovery path after lost state). */
-  adoptOrderId?: string;
-  /** Renew (replace) the order this long before it expires, such as "7d"; unset, nothing is renewed. */
-  renewBefore?: string;
-}
+/** Inputs of a ProxyOrder after `check` applied the defaults (described in definitions.ts). */
+export type OrderInputs = Shape<typeof PROXY_ORDER.inputs>;
 
 /** A proxy as the resource exposes it: every field of the API's record but the credentials. */
-export type ProxyInfo = Omit<ProxyRecord, "username" | "password">;
+export type ProxyInfo = ObjectTypes["ProxyInfo"];
 
 /** Credentials of one proxy, in the same position as the proxy in `proxies`. Always a secret output. */
-export interface ProxyCredential {
-  ip: string;
-  port: number;
-  username?: string;
-  password?: string;
-}
+export type ProxyCredential = ObjectTypes["ProxyCredential"];
 
 /** Outputs of a ProxyOrder: its inputs, echoed (refresh and delete see only outputs), and the order. */
-export interface OrderOutputs extends OrderInputs {
-  orderId: string;
-  status: string;
-  /** Why the order failed or was cancelled, when it did. */
-  statusReason: StatusReason | null;
-  createdAt: string | null;
-  readyAt: string | null;
-  /** When the order expires: the earliest expiry of the order and its proxies (RFC 3339), or null when not known. */
-  expiresAt: string | null;
-  proxies: ProxyInfo[];
-  credentials: ProxyCredential[];
-  /**
-   * The idempotency key the order was bought with (differs from `idempotencyKey` after a re-purchase); null for an
-   * adopted order, whose key is not known.
-   */
-  purchaseKey: string | null;
-}
+export type OrderOutputs = OrderInputs & Shape<typeof PROXY_ORDER.outputs>;
 
 /** Property names of OrderOutputs that are outputs only (the resource class declares them). */
-export const OUTPUT_ONLY_PROPERTIES = [
-  "orderId",
-  "status",
-  "statusReason",
-  "createdAt",
-  "readyAt",
-  "expiresAt",
-  "proxies",
-  "credentials",
-  "purchaseKey",
-] as const;
+export const OUTPUT_ONLY_PROPERTIES = Object.keys(PROXY_ORDER.outputs) as Array<keyof typeof PROXY_ORDER.outputs>;
 
 /** Splits the order's proxies into public records and credentials. */
 export function splitCredentials(proxies: ProxyRecord[]): { proxies: ProxyInfo[]; credentials: ProxyCredential[] } {

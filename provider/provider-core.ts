@@ -8,7 +8,9 @@ import type { ClientOptions } from "../client/request";
 import type { AbsenceCheckOptions } from "./absence";
 import { ConfigurationError, resolveSettings, type ConfigLookup } from "./config";
 import { formatDuration, parseDuration } from "./duration";
+import { checkFields, withDefaults, type ResourceSpec } from "./fields";
 import { createPurchaseFlow } from "./purchase";
+import { UNKNOWN } from "./pulumi-host";
 import type { ProviderLog } from "./rate-limit-report";
 import type { WaitOptions } from "./wait";
 
@@ -91,6 +93,12 @@ export function createProviderCore(options: ProviderOptions = {}) {
         if (!(error instanceof ConfigurationError)) throw error;
         return [{ property: "", reason: error.message }];
       }
+    },
+
+    /** A resource's `check`: one failure per bad input or unusable setting, and the inputs with their defaults. */
+    check<T>(resource: ResourceSpec, news: object): { inputs: T; failures: Array<{ property: string; reason: string }> } {
+      const failures = [...checkFields(resource.inputs, news, UNKNOWN), ...this.configFailures()];
+      return { inputs: withDefaults(resource.inputs, news) as T, failures };
     },
 
     /** When an operation must end: the deadline of a purchase's turn under the rate limit and of the wait. */

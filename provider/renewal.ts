@@ -135,22 +135,3 @@ export interface Predecessor {
 export function successorKey(previous: Predecessor): string {
   return nextPurchaseKey(previous.purchaseKey ?? previous.idempotencyKey, previous.orderId);
 }
-
-/**
- * Successor keys planned by `diff` for the `create` of the same replacement, by the resource's idempotency key.
- * The engine calls `diff` and then `create` in the same provider process, and `create` is not told which order it
- * replaces; one map per process, shared by every provider core (the plugin makes one per call).
- */
-const plannedSuccessors = new Map<string, string>();
-
-/** Records that the replacement of the resource with `idempotencyKey` follows `previous`. */
-export function planSuccessor(idempotencyKey: string, previous: Predecessor): void {
-  plannedSuccessors.set(idempotencyKey, successorKey(previous));
-}
-
-/** The successor key `diff` planned for this resource's create, if any; it is used once. */
-export function takePlannedSuccessor(idempotencyKey: string): string | undefined {
-  const key = plannedSuccessors.get(idempotencyKey);
-  plannedSuccessors.delete(idempotencyKey);
-  return key;
-}

@@ -1,0 +1,344 @@
+/**
+ * Each resource and function of the provider, described once: its inputs (with their defaults, checks and whether a
+ * change replaces), its outputs, which are secret, and what each means. The state types (order-state.ts,
+ * fleet-state.ts), the checks, the diff's field lists, the dynamic SDK's outputs and the plugin's schema
+ * (plugin/schema-build.ts, written to plugin/schema.json by `npm run gen-sdk`) are derived from here; the descriptions
+ * are the schema's, which the SDKs of every language carry.
+ *
+ * To add an output: add it to the resource's `outputs` here, set it where the outputs are made (order-state.ts or
+ * fleet-state.ts: the type checker points there), declare it on the dynamic SDK's class, and run `npm run gen-sdk`.
+ */
+import type { ProxyRecord, StatusReason as ContractStatusReason, Usage } from "../contract/types";
+import type { FunctionSpec, ObjectTypeSpec, ResourceSpec, Same, ShapeOf } from "./fields";
+import { INPUT_CHECKS, INPUT_DEFAULTS } from "./inputs";
+
+/** A proxy, as every resource and function shows it. */
+const PROXY_INFO = {
+  token: "proxy:index:ProxyInfo",
+  description: "A proxy, without its credentials.",
+  properties: {
+    ip: { type: "string", description: "IPv4 or IPv6 address." },
+    port: { type: "integer", description: "Port, 1 to 65535." },
+    type: { type: "string", description: "`datacenter`, `isp`, `residential`, `mobile`, or a value this version does not know." },
+    country: { type: "string", description: "ISO 3166-1 alpha-2 country code, such as `US`." },
+    id: { type: "string", presence: "optional", description: "Stable id of the proxy." },
+    orderId: { type: "string", presence: "optional", description: "The order that provisioned it." },
+    protocol: { type: "string", presence: "optional", description: "`http` or `socks5`." },
+    city: { type: "string", presence: "optional", description: "City of the proxy." },
+    expiresAt: { type: "string", presence: "optional", description: "RFC 3339 time the proxy expires." },
+  },
+} as const;
+
+/** The object types that properties use, by the name a field's `type` gives. */
+export const OBJECT_TYPES = {
+  StatusReason: {
+    token: "proxy:index:StatusReason",
+    description: "Why an order failed or was cancelled.",
+    properties: {
+      code: { type: "string", presence: "optional", description: "A stable code, such as `out_of_stock`." },
+      message: { type: "string", presence: "optional", description: "A message for people." },
+    },
+  },
+  ProxyInfo: PROXY_INFO,
+  ProxyCredential: {
+    token: "proxy:index:ProxyCredential",
+    description: "Credentials of one proxy.",
+    properties: {
+      ip: { type: "string", description: "IPv4 or IPv6 address of the proxy." },
+      port: { type: "integer", description: "Port of the proxy." },
+      username: { type: "string", presence: "optional", description: "Proxy user name." },
+      password: { type: "string", presence: "optional", description: "Proxy password." },
+    },
+  },
+  UsagePeriod: {
+    token: "proxy:index:UsagePeriod",
+    description: "The current billing period.",
+    properties: {
+      start: { type: "string", description: "RFC 3339." },
+      end: { type: "string", description: "RFC 3339." },
+    },
+  },
+  BandwidthUsage: {
+    token: "proxy:index:BandwidthUsage",
+    description: "Bandwidth used in the period.",
+    properties: {
+      usedBytes: { type: "number", description: "Bytes used." },
+      limitBytes: { type: "number", presence: "nullable", description: "The limit in bytes; absent when unlimited." },
+    },
+  },
+  RequestUsage: {
+    token: "proxy:index:RequestUsage",
+    description: "Requests made in the period.",
+    properties: {
+      used: { type: "number", description: "Requests made." },
+      limit: { type: "number", presence: "nullable", description: "The limit; absent when unlimited." },
+    },
+  },
+  FleetMember: {
+    token: "proxy:index:FleetMember",
+    description: "One order of a fleet, in the slot it fills.",
+    properties: {
+      slot: { type: "integer", description: "The member's slot, 0 to `orders` - 1: its purchase key is derived from it." },
+      orderId: { type: "string", description: "The order id, such as `ord_...`." },
+      status: { type: "string", description: "`pending`, `provisioning`, `active`, `failed`, `cancelled` or `expired`, as of the last create, update or refresh." },
+      statusReason: { type: "StatusReason", presence: "nullable", description: "Why the order failed or was cancelled, when it did." },
+      createdAt: { type: "string", presence: "nullable", description: "When the order was placed (RFC 3339)." },
+      readyAt: { type: "string", presence: "nullable", description: "When the order became active (RFC 3339)." },
+      expiresAt: { type: "string", presence: "nullable", description: "When the order expires (RFC 3339)." },
+      purchaseKey: { type: "string", presence: "nullable", description: "The idempotency key the order was bought with; absent for an imported order." },
+    },
+  },
+  /** A proxy of a fleet: a ProxyInfo in the schema, whose `orderId` is always set. */
+  FleetProxy: PROXY_INFO,
+  FleetCredential: {
+    token: "proxy:index:FleetCredential",
+    description: "Credentials of one proxy of a fleet.",
+    properties: {
+      orderId: { type: "string", description: "The order the proxy belongs to." },
+      ip: { type: "string", description: "IPv4 or IPv6 address of the proxy." },
+      port: { type: "integer", description: "Port of the proxy." },
+      username: { type: "string", presence: "optional", description: "Proxy user name." },
+      password: { type: "string", presence: "optional", description: "Proxy password." },
+    },
+  },
+} as const satisfies Readonly<Record<string, ObjectTypeSpec>>;
+
+/** The name a field's `type` gives an object type. */
+export type ObjectTypeName = keyof typeof OBJECT_TYPES;
+
+/** The ProxyOrder resource. */
+export const PROXY_ORDER = {
+  token: "proxy:index:ProxyOrder",
+  description:
+    "A purchase of one proxy plan.\n\nCreating it buys the plan and (by default) waits until its proxies are ready. The API cannot cancel orders, so deleting it only stops tracking the order: the purchase stays active. `pulumi import proxy:index:ProxyOrder <name> <order id>` tracks an existing order.",
+  inputs: {
+    planId: {
+      type: "string",
+      replaces: true,
+      check: INPUT_CHECKS.planId,
+      description: "The plan to buy, such as `dc-us-5`. Changing it buys a new order (a replacement).",
+    },
+    waitForReady: {
+      type: "boolean",
+      presence: "defaulted",
+      default: INPUT_DEFAULTS.waitForReady,
+      check: INPUT_CHECKS.waitForReady,
+      description: "Wait until the order is `active` and its proxies are assigned. Defaults to true.",
+    },
+    readyTimeout: {
+      type: "string",
+      presence: "defaulted",
+      default: INPUT_DEFAULTS.readyTimeout,
+      check: INPUT_CHECKS.readyTimeout,
+      description:
+        "How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). `customTimeouts.create` (and `.update`), when set, take its place. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.",
+    },
+    idempotencyKey: {
+      type: "string",
+      presence: "defaulted",
+      check: INPUT_CHECKS.idempotencyKey,
+      description:
+        "Idempotency key of the purchase. Defaults to a key derived from the project, stack, resource name and plan, so that running `pulumi up` again never buys twice.",
+    },
+    adoptOrderId: {
+      type: "string",
+      presence: "optional",
+      check: INPUT_CHECKS.adoptOrderId,
+      description:
+        "The id of an existing order to track instead of buying one. `pulumi import` does the same for a new resource; this input adopts in place, for example after a lost state.",
+    },
+    renewBefore: {
+      type: "string",
+      presence: "optional",
+      check: INPUT_CHECKS.renewBefore,
+      description:
+        "Renew the order this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d). Once the order's `expiresAt` is that close, the preview plans a replacement and `pulumi up` buys a new order (new proxies: the API cannot extend one), waits for it, and only then stops tracking the old one. It must be shorter than the plan's lifetime. Unset (the default), nothing is renewed, since a renewal is a purchase; refresh and preview warn 7 days before expiry.",
+    },
+  },
+  outputs: {
+    orderId: { type: "string", description: "The order id, such as `ord_...` (also the resource's id)." },
+    status: {
+      type: "string",
+      description: "`pending`, `provisioning`, `active`, `failed`, `cancelled` or `expired`, as of the last create, update or refresh.",
+    },
+    statusReason: { type: "StatusReason", presence: "nullable", description: "Why the order failed or was cancelled, when it did." },
+    createdAt: { type: "string", presence: "nullable", description: "When the order was placed (RFC 3339)." },
+    readyAt: { type: "string", presence: "nullable", description: "When the order became active (RFC 3339)." },
+    expiresAt: {
+      type: "string",
+      presence: "nullable",
+      description:
+        "When the order expires (RFC 3339): the earliest expiry of the order and its proxies, as of the last create, update or refresh; absent when the API reported none.",
+    },
+    proxies: { type: "ProxyInfo[]", description: "The proxies this order provisioned, without their credentials." },
+    credentials: {
+      type: "ProxyCredential[]",
+      secret: true,
+      description: "Credentials of the proxies, in the same order as `proxies`. Always secret.",
+    },
+    purchaseKey: {
+      type: "string",
+      presence: "nullable",
+      description:
+        "The idempotency key the order was bought with (differs from `idempotencyKey` after a re-purchase); absent for an adopted or imported order.",
+    },
+  },
+} as const satisfies ResourceSpec<ObjectTypeName>;
+
+/** The ProxyFleet resource. */
+export const PROXY_FLEET = {
+  token: "proxy:index:ProxyFleet",
+  description:
+    "A fleet of orders of one plan, as one resource.\n\nIt buys its members together, in the time the API's rate limit allows rather than one of the engine's `--parallel` slots per order, and changes only the members that must change: new slots buy, a failed, cancelled, expired or due member is replaced alone. The API cannot cancel orders, so deleting it, or lowering `orders`, only stops tracking them. `pulumi import proxy:index:ProxyFleet <name> ord_a,ord_b,...` tracks existing orders.",
+  inputs: {
+    planId: {
+      type: "string",
+      replaces: true,
+      check: INPUT_CHECKS.planId,
+      description: "The plan every member buys, such as `dc-us-5`. Changing it replaces the fleet (new purchases).",
+    },
+    orders: {
+      type: "integer",
+      check: INPUT_CHECKS.orders,
+      description:
+        "How many orders of the plan the fleet holds (1 to 1000). Raising it buys only the new members; lowering it stops tracking the highest slots, whose orders stay with the account.",
+    },
+    waitForReady: {
+      type: "boolean",
+      presence: "defaulted",
+      default: INPUT_DEFAULTS.waitForReady,
+      check: INPUT_CHECKS.waitForReady,
+      description: "Wait until every member is `active`. Defaults to true.",
+    },
+    readyTimeout: {
+      type: "string",
+      presence: "defaulted",
+      default: INPUT_DEFAULTS.readyTimeout,
+      check: INPUT_CHECKS.readyTimeout,
+      description:
+        "How long create and update wait for the members, together, such as `20m` (1s to 24h). `customTimeouts`, when set, take its place. On timeout the fleet is recorded with what it holds and the next `pulumi up` resumes it. Defaults to `20m`.",
+    },
+    renewBefore: {
+      type: "string",
+      presence: "optional",
+      check: INPUT_CHECKS.renewBefore,
+      description:
+        "Renew each member this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d): a member inside the window is replaced alone, by a new order (new proxies). Unset (the default), nothing is renewed.",
+    },
+    idempotencyKey: {
+      type: "string",
+      presence: "defaulted",
+      check: INPUT_CHECKS.idempotencyKey,
+      description:
+        "The fleet's identity, from which each member's idempotency key is derived with its slot. Defaults to a key derived from the project, stack, resource name and plan.",
+    },
+  },
+  outputs: {
+    members: { type: "FleetMember[]", description: "Every member: its slot, order id, status and expiry." },
+    retiring: {
+      type: "FleetMember[]",
+      description: "Orders being renewed whose successor is not ready yet: still tracked, their proxies still listed.",
+    },
+    proxies: { type: "FleetProxy[]", description: "Every proxy of the fleet, flattened, each with its `orderId`; no credentials." },
+    credentials: {
+      type: "FleetCredential[]",
+      secret: true,
+      description: "Credentials of the proxies, in the same order as `proxies`. Always secret.",
+    },
+    expiresAt: { type: "string", presence: "nullable", description: "The earliest expiry of the fleet's active members (RFC 3339)." },
+  },
+} as const satisfies ResourceSpec<ObjectTypeName>;
+
+/** The getProxies function. Its argument checks are the plugin's (provider/functions.ts). */
+export const GET_PROXIES = {
+  token: "proxy:index:getProxies",
+  description: "Lists the proxies assigned to the account (`GET /v1/proxies`, all pages).",
+  inputs: {
+    type: { type: "string", presence: "optional", description: "Only proxies of this type; several types separated by commas." },
+    country: {
+      type: "string",
+      presence: "optional",
+      description: "Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas.",
+    },
+    orderId: { type: "string", presence: "optional", description: "Only proxies provisioned by this order." },
+    expiresBefore: {
+      type: "string",
+      presence: "optional",
+      description:
+        "Only proxies that expire before this time (RFC 3339, such as `2026-12-01T00:00:00Z`); proxies with no known expiry are left out. Filtered by the provider: the API has no such query.",
+    },
+    includeCredentials: {
+      type: "boolean",
+      presence: "optional",
+      description: "Return the proxies' credentials too, as a secret. Defaults to false.",
+    },
+  },
+  outputs: {
+    proxies: { type: "ProxyInfo[]", description: "Every matching proxy, without credentials." },
+    credentials: {
+      type: "ProxyCredential[]",
+      secret: true,
+      description: "Credentials in the same order as `proxies`; empty unless `includeCredentials` is true.",
+    },
+  },
+} as const satisfies FunctionSpec<ObjectTypeName>;
+
+/** The getUsage function. */
+export const GET_USAGE = {
+  token: "proxy:index:getUsage",
+  description: "Reads the usage of the current billing period (`GET /v1/usage`).",
+  outputs: {
+    period: { type: "UsagePeriod", description: "The billing period." },
+    asOf: { type: "string", description: "When the figures were computed (RFC 3339)." },
+    bandwidth: { type: "BandwidthUsage", description: "Bandwidth used." },
+    requests: { type: "RequestUsage", description: "Requests made." },
+  },
+} as const satisfies FunctionSpec<ObjectTypeName>;
+
+/** The provider's own settings (a plugin provider's arguments, and the `proxy:*` config); config.ts resolves them. */
+export const PROVIDER_SETTINGS = {
+  description:
+    "The provider of proxy resources: one account of the Proxy Provisioning API. Create more than one to use several accounts in one stack.",
+  inputs: {
+    baseUrl: {
+      type: "string",
+      presence: "optional",
+      description:
+        "Base URL of the Proxy Provisioning API, without `/v1` (https, or http on a loopback host such as the local sandbox). Falls back to `PROXY_API_BASE_URL`.",
+    },
+    apiKey: { type: "string", presence: "optional", secret: true, description: "API key of the account. Falls back to `PROXY_API_KEY`." },
+  },
+} as const;
+
+/** Every resource, and every function. */
+export const RESOURCES = [PROXY_ORDER, PROXY_FLEET] as const;
+export const FUNCTIONS = [GET_PROXIES, GET_USAGE] as const;
+
+type Types = typeof OBJECT_TYPES;
+
+/** The TypeScript types of the object types. */
+export interface ObjectTypes {
+  StatusReason: ShapeOf<Types["StatusReason"]["properties"], ObjectTypes>;
+  ProxyInfo: ShapeOf<Types["ProxyInfo"]["properties"], ObjectTypes>;
+  ProxyCredential: ShapeOf<Types["ProxyCredential"]["properties"], ObjectTypes>;
+  UsagePeriod: ShapeOf<Types["UsagePeriod"]["properties"], ObjectTypes>;
+  BandwidthUsage: ShapeOf<Types["BandwidthUsage"]["properties"], ObjectTypes>;
+  RequestUsage: ShapeOf<Types["RequestUsage"]["properties"], ObjectTypes>;
+  FleetMember: ShapeOf<Types["FleetMember"]["properties"], ObjectTypes>;
+  /** A proxy of a fleet always names its order; the schema shows it as a ProxyInfo. */
+  FleetProxy: ShapeOf<Types["ProxyInfo"]["properties"], ObjectTypes> & { orderId: string };
+  FleetCredential: ShapeOf<Types["FleetCredential"]["properties"], ObjectTypes>;
+}
+
+/** Properties `F` of this module as TypeScript types. */
+export type Shape<F> = ShapeOf<F, ObjectTypes>;
+
+// The object types the API's records fill must say what the contract says (contract/types.ts).
+const contractShapes: [
+  Same<ObjectTypes["ProxyInfo"], Omit<ProxyRecord, "username" | "password">>,
+  Same<ObjectTypes["StatusReason"], ContractStatusReason>,
+  Same<ObjectTypes["UsagePeriod"], Usage["period"]>,
+  Same<ObjectTypes["BandwidthUsage"], Usage["bandwidth"]>,
+  Same<ObjectTypes["RequestUsage"], Usage["requests"]>,
+] = [true, true, true, true, true];
+void contractShapes;

@@ -1,0 +1,134 @@
+/**
+ * What the provider tells users about their orders, in one place: lines for the engine's log and the text of the
+ * errors the lifecycles raise. Each says what happened, what is kept, and what to do next. Tests and users match on
+ * these words; change them with care.
+ */
+import { isSpentState } from "../contract/states";
+
+/** Why nothing the provider stops tracking is undone: every message that says so says it in these words. */
+const NO_CANCEL_ENDPOINT = "the API has no cancel endpoint";
+
+/** What the refresh of an order tells when its absence is certain (absence.ts). */
+const GONE = "no longer exists (404 confirmed, and the API answers otherwise)";
+
+/** A named plan, or what a preview shows for one not known yet. */
+function planName(planId: string, unknown: boolean): string {
+  return unknown ? "(known after apply)" : planId;
+}
+
+/** An order the resource stops tracking while it is still billed (replaced, dropped from a fleet, or renewed). */
+export function notCancelled(orders: string, plural = false): string {
+  return `${orders} ${plural ? "are" : "is"} not cancelled: ${NO_CANCEL_ENDPOINT}, so ${plural ? "they stay" : "it stays"} with the account until ${plural ? "they expire" : "it expires"}.`;
+}
+
+/** Deleting a resource whose orders are still active. */
+export function untrackedButActive(what: string, live: number | undefined): string {
+  const stays = live === undefined ? "the purchase stays active" : `its ${live} order(s) stay active`;
+  return (
+    `proxy: ${what} is no longer tracked by Pulumi, but ${stays}: ${NO_CANCEL_ENDPOINT}. ` +
+    `Contact the provider to cancel or refund ${live === undefined ? "it" : "them"}.`
+  );
+}
+
+/** Deleting a resource with nothing left to bill. */
+export function untracked(what: string): string {
+  return `proxy: ${what} is no longer tracked`;
+}
+
+/** A ProxyOrder replacement that buys (a new plan, or a spent order). */
+export function replacingOrder(old: { orderId: string; planId: string; status: string }, planId: string, planUnknown: boolean): string {
+  return (
+    `proxy: replacing order ${old.orderId} (plan ${old.planId}, ${old.status}) buys a new order for plan ` +
+    `${planName(planId, planUnknown)}. ${notCancelled(old.orderId)}`
+  );
+}
+
+/** A new planId for a fleet. */
+export function replacingFleet(orders: number | undefined, planId: string, planUnknown: boolean, old: { members: number; planId: string }): string {
+  return (
+    `proxy: a new planId replaces the fleet: it buys ${orders ?? "its"} new order(s) of plan ${planName(planId, planUnknown)}. ` +
+    notCancelled(`Its ${old.members} order(s) of plan ${old.planId}`, true)
+  );
+}
+
+/** A lower `orders` for a fleet, naming the members it stops tracking. */
+export function fleetShrinks(from: number, to: number, dropped: string): string {
+  return `proxy: orders goes from ${from} to ${to}: the fleet stops tracking ${dropped}. ${notCancelled("They", true)}`;
+}
+
+/** A fleet member the update stops tracking. */
+export function memberDropped(orderId: string, slot: number): string {
+  return `proxy: order ${orderId} (slot ${slot} of the fleet) is no longer tracked. ${notCancelled("It")}`;
+}
+
+/** A fleet member whose successor is ready. */
+export function memberReplaced(orderId: string, slot: number, successor: string): string {
+  return `proxy: order ${orderId} (slot ${slot}) is replaced by ${successor} and no longer tracked`;
+}
+
+/** A refresh found that an order is gone. */
+export function orderGone(orderId: string, leaves: "the state" | "the fleet", slot?: number): string {
+  return `proxy: order ${orderId}${slot === undefined ? "" : ` (slot ${slot})`} ${GONE}; it leaves ${leaves}`;
+}
+
+/** An update resumed waiting for an order that is gone. */
+export function goneWhileResuming(orderId: string): string {
+  return `Order ${orderId} ${GONE}. It is kept in the state until \`pulumi refresh\` removes it; nothing was bought.`;
+}
+
+/** A ProxyOrder whose wait did not end ready: recorded, and resumed by the next `up`. */
+export function orderUnfinished(reason: string, orderId: string, status: string): string {
+  return (
+    `${reason}. Order ${orderId} is recorded in the state with status "${status}"; ` +
+    "run `pulumi up` again to resume waiting (nothing is bought again), or `pulumi refresh` to see its state."
+  );
+}
+
+/** A ProxyOrder whose order failed: nothing is kept. */
+export function orderFailed(reason: string, adopted: boolean): string {
+  return (
+    `${reason} Nothing usable was provisioned and it is not kept in the state. ` +
+    (adopted
+      ? "Remove adoptOrderId to buy a new order with the next `pulumi up`."
+      : "Run `pulumi up` again to buy again: the retry uses an idempotency key derived from this failed order, " +
+        "so it cannot buy twice.")
+  );
+}
+
+/** A fleet with members that are not ready: recorded with what it holds. */
+export function fleetUnfinished(problems: string[], listed: number, orders: number, held: number, ready: number): string {
+  const shown = problems.slice(0, listed).join("; ");
+  const more = problems.length > listed ? `; and ${problems.length - listed} more` : "";
+  return (
+    `${problems.length} of the fleet's ${orders} order(s) are not ready: ${shown}${more}. The fleet is recorded ` +
+    `with what it holds (${held} order(s), ${ready} active); run \`pulumi up\` again: it resumes the ` +
+    "orders bought and buys only what is missing, each once."
+  );
+}
+
+/** Why an order cannot be adopted (`adoptOrderId`), with its error code, or undefined when it can. */
+export function adoptionRefusal(id: string, order: { planId: string; status: string } | "gone", planId: string): { code: string; message: string } | undefined {
+  if (order === "gone") {
+    const message =
+      `adoptOrderId: order ${id} does not exist for this API key. Check the id (the orderId output of the old stack, ` +
+      "or the provider's dashboard); nothing was bought.";
+    return { code: "adopt_not_found", message };
+  }
+  if (order.planId !== planId) {
+    const message = `adoptOrderId: order ${id} is for plan "${order.planId}", but planId is "${planId}". Set planId to "${order.planId}" to adopt it; nothing was bought.`;
+    return { code: "adopt_plan_mismatch", message };
+  }
+  if (isSpentState(order.status)) {
+    const message = `adoptOrderId: order ${id} ended "${order.status}" and has no usable proxies. Remove adoptOrderId to buy a new order; nothing was bought.`;
+    return { code: "adopt_spent", message };
+  }
+  return undefined;
+}
+
+/** `pulumi import` of a ProxyOrder (one id) or a fleet (`ids`) whose order(s) do not exist. */
+export function importNotFound(ids: string[], fleet: boolean): string {
+  return !fleet
+    ? `Order ${ids[0]} does not exist for this API key: check the id (the orderId output of the stack that bought it, ` +
+        "or the provider's dashboard) and the provider's apiKey. Nothing was imported."
+    : `Order(s) ${ids.join(", ")} do not exist for this API key: check the ids and the provider's apiKey. Nothing was imported.`;
+}
