@@ -2,9 +2,12 @@
  * The ProxyFleet resource: N orders of one plan, bought and kept together by one resource.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { FLEET_OUTPUT_ONLY_PROPERTIES, type FleetCredential, type FleetMember, type FleetProxy } from "../provider/fleet-state";
+import { FLEET_OUTPUT_ONLY_PROPERTIES, type FleetCredential, type FleetInputs, type FleetMember, type FleetOutputs, type FleetProxy } from "../provider/fleet-state";
 import { purchaseKey } from "../provider/idempotency";
 import { PROVIDER_KEY } from "../provider/pulumi-host";
+import { PROXY_FLEET } from "../provider/definitions";
+import { secretNames } from "../provider/fields";
+import type { DeclaredOutputs, SameNames } from "./in-sync";
 import { FLEET_TYPE, SERIALIZED_FLEET_PROVIDER } from "./provider-shim";
 
 /** Inputs of a {@link ProxyFleet}. */
@@ -86,7 +89,11 @@ export class ProxyFleet extends pulumi.CustomResource {
         renewBefore: args.renewBefore,
         idempotencyKey,
       },
-      { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "credentials"] },
+      { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...secretNames(PROXY_FLEET.outputs)] },
     );
   }
 }
+
+// The arguments are the description's inputs, and the class declares its inputs and outputs (provider/definitions.ts).
+const inSync: [SameNames<keyof ProxyFleetArgs, keyof FleetInputs>, SameNames<DeclaredOutputs<ProxyFleet>, keyof FleetOutputs>] = [true, true];
+void inSync;

@@ -4,8 +4,11 @@
 import * as pulumi from "@pulumi/pulumi";
 import { purchaseKey } from "../provider/idempotency";
 import type { StatusReason } from "../contract/types";
-import { OUTPUT_ONLY_PROPERTIES, type ProxyCredential, type ProxyInfo } from "../provider/order-state";
+import { OUTPUT_ONLY_PROPERTIES, type OrderInputs, type OrderOutputs, type ProxyCredential, type ProxyInfo } from "../provider/order-state";
 import { PROVIDER_KEY } from "../provider/pulumi-host";
+import { PROXY_ORDER } from "../provider/definitions";
+import { secretNames } from "../provider/fields";
+import type { DeclaredOutputs, SameNames } from "./in-sync";
 import { ORDER_TYPE, SERIALIZED_PROVIDER } from "./provider-shim";
 
 /** Inputs of a {@link ProxyOrder}. */
@@ -108,7 +111,11 @@ export class ProxyOrder extends pulumi.CustomResource {
         adoptOrderId: args.adoptOrderId,
         renewBefore: args.renewBefore,
       },
-      { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), "credentials"] },
+      { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...secretNames(PROXY_ORDER.outputs)] },
     );
   }
 }
+
+// The arguments are the description's inputs, and the class declares its inputs and outputs (provider/definitions.ts).
+const inSync: [SameNames<keyof ProxyOrderArgs, keyof OrderInputs>, SameNames<DeclaredOutputs<ProxyOrder>, keyof OrderOutputs>] = [true, true];
+void inSync;
