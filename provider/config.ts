@@ -117,3 +117,45 @@ export function isLoopback(hostname: string): boolean {
   }
   return false;
 }
+
+/** A provider setting's name (`baseUrl`), as a plugin provider's arguments and the schema spell it. */
+export type SettingName = keyof typeof CONFIG_KEYS;
+
+/** The setting names, in the order of CONFIG_KEYS. */
+export const SETTING_NAMES = Object.keys(CONFIG_KEYS) as SettingName[];
+
+/** The setting (`baseUrl`) a `proxy:*` config key names, as CONFIG_KEYS pairs them. */
+function settingOf(key: string): string | undefined {
+  return SETTING_NAMES.find((name) => CONFIG_KEYS[name].key === key);
+}
+
+/**
+ * Where a provider plugin's settings come from, in order: the checked provider arguments (`args`, unless a value is
+ * not known yet), then the engine's config variables (`proxy:baseUrl`, or the older `proxy:config:baseUrl`);
+ * resolveSettings falls back to the environment after these.
+ */
+export function pluginSettings(args: Record<string, unknown> | undefined, variables: ReadonlyMap<string, string>, unknown: unknown): ConfigLookup {
+  return (key) => {
+    const name = settingOf(key) ?? key;
+    const fromArgs = args?.[name];
+    if (typeof fromArgs === "string" && fromArgs !== unknown) return fromArgs;
+    return variables.get(key) ?? variables.get(`proxy:config:${name}`);
+  };
+}
+
+/**
+ * Why a provider plugin's settings cannot be used, or undefined when they can. A default provider's settings are the
+ * stack's `proxy:*` config; an explicit provider's (`providerName`, with its own baseUrl) are its arguments, and the
+ * message names it.
+ */
+export function settingsProblem(values: Record<string, unknown>, env: NodeJS.ProcessEnv, providerName: string | undefined): string | undefined {
+  const given = (name: string) => (typeof values[name] === "string" ? (values[name] as string) : undefined);
+  const explicit = providerName !== undefined && providerName !== "" && !/^default(_|$)/.test(providerName) && given("baseUrl") !== undefined;
+  try {
+    resolveSettings((key) => given(settingOf(key) ?? key), env, explicit ? `The baseUrl of provider "${providerName}"` : undefined);
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof ConfigurationError)) throw error;
+    return error.message;
+  }
+}

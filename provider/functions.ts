@@ -40,3 +40,29 @@ export async function listProxies(api: ProxyApiClient, filters: ProxyListFilters
   const { proxies, credentials } = splitCredentials(expiring);
   return { proxies, credentials: includeCredentials ? credentials : [] };
 }
+
+/** getProxies' arguments as an invoke receives them: the filters and whether to return credentials, or what is wrong. */
+export type GetProxiesCall =
+  | { filters: ProxyListFilters; includeCredentials: boolean; failures?: undefined }
+  | { failures: Array<{ property: string; reason: string }> };
+
+/** Checks getProxies' arguments (a provider plugin's invoke, whose values come untyped); one failure per bad one. */
+export function checkGetProxiesArgs(args: Record<string, unknown>): GetProxiesCall {
+  const failures: Array<{ property: string; reason: string }> = [];
+  const filters: ProxyListFilters = {};
+  for (const name of ["type", "country", "orderId", "expiresBefore"] as const) {
+    const value = args[name];
+    if (value === undefined) continue;
+    if (typeof value === "string") filters[name] = value;
+    else failures.push({ property: name, reason: `${name} must be a string (got ${JSON.stringify(value)}).` });
+  }
+  try {
+    parseExpiresBefore(filters.expiresBefore);
+  } catch (error) {
+    failures.push({ property: "expiresBefore", reason: error instanceof Error ? error.message : String(error) });
+  }
+  if (args.includeCredentials !== undefined && typeof args.includeCredentials !== "boolean") {
+    failures.push({ property: "includeCredentials", reason: "includeCredentials must be true or false." });
+  }
+  return failures.length > 0 ? { failures } : { filters, includeCredentials: args.includeCredentials === true };
+}

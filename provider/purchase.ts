@@ -85,49 +85,27 @@ export interface PurchaseFlow {
 
 /** Creates the purchase flow of one provider core. */
 export function createPurchaseFlow(options: PurchaseFlowOptions): PurchaseFlow {
-  const { log } = options;
+  return new OrderPurchases(options);
+}
 
-  const readOrder = async (api: ProxyApiClient, id: string): Promise<Order | "gone"> => {
+/** The purchase flow: each method one step of it, all sharing the core's log, clock and waiter options. */
+class OrderPurchases implements PurchaseFlow {
+  constructor(private readonly options: PurchaseFlowOptions) {}
+
+  async readOrder(api: ProxyApiClient, id: string): Promise<Order | "gone"> {
     try {
       return (await api.getOrder(id)).order;
     } catch (error) {
       if (!(error instanceof NotFoundError)) throw error;
-      return confirmOrderGone(api, id, error, options.absence);
+      return confirmOrderGone(api, id, error, this.options.absence);
     }
-  };
+  }
 
-  /** Waits for the order with `onHeld` told of its polls held back; what the wait ended with, as an outcome. */
-  const waitFor = async (
-    api: ProxyApiClient,
-    order: Order,
-    purchaseKey: string | null,
-    request: Pick<PurchaseRequest, "deadline" | "signal" | "onProgress">,
-    onHeld: (heldMs: number) => void,
-  ): Promise<PurchaseOutcome> => {
-    try {
-      const ready = await waitForOrder({
-        client: api,
-        orderId: order.id,
-        signal: request.signal,
-        deadline: (options.wait?.clock?.now() ?? Date.now()) + (request.deadline - Date.now()),
-        lastSeen: order,
-        onProgress: request.onProgress ?? ((p) => log.info(`proxy: order ${p.orderId} is ${p.status} (waited ${formatDuration(p.waitedMs)})`)),
-        onHeld,
-        ...options.wait,
-      });
-      return { kind: "done", order: ready, purchaseKey };
-    } catch (error) {
-      if (error instanceof OrderFailedError) return { kind: "failed", order: error.order, purchaseKey, error };
-      const last = (error instanceof OrderWaitTimeoutError || error instanceof OrderWaitCancelledError) && error.lastSeen ? error.lastSeen : order;
-      const reason = (error instanceof Error ? error.message : String(error)).replace(/\.\s*$/, "");
-      return { kind: "unfinished", order: last, purchaseKey, reason };
-    }
-  };
-
-  const purchase = async (api: ProxyApiClient, request: PurchaseRequest): Promise<PurchaseOutcome> => {
+  async purchase(api: ProxyApiClient, request: PurchaseRequest): Promise<PurchaseOutcome> {
+    const { log } = this.options;
     let key = request.key;
     let orderId: string | undefined;
-    const purchasing = purchaseTally(api.budget, options.summaryLog);
+    const purchasing = purchaseTally(api.budget, this.options.summaryLog);
     const onHeld = request.onHeld ?? heldReporter(log, () => (orderId ? `order ${orderId}` : `the purchase of plan ${request.planId}`));
     for (let repurchase = 0; ; repurchase++) {
       const created = await purchasing(() =>
@@ -154,13 +132,13 @@ export function createPurchaseFlow(options: PurchaseFlowOptions): PurchaseFlow {
       // (the resource planned no successor key, so the key met it again). A spent order this very call may have
       // bought (its answer lost, then replayed) goes on to the waiter, which reports it as failed, by id.
       const spent = isSpentState(order.status);
-      const due = replacesOrder(assessExpiry({ ...order, expiresAt: orderExpiry(order), renewBefore: request.renewBefore }, options.now()));
+      const due = replacesOrder(assessExpiry({ ...order, expiresAt: orderExpiry(order), renewBefore: request.renewBefore }, this.options.now()));
       if (!(boughtBeforeThisCall && (spent || due))) {
         if (replayed) {
           if (request.onCarriedOn) request.onCarriedOn(order);
           else log.info(`proxy: order ${order.id} was bought earlier with this key; carrying on with it (not bought again)`);
         }
-        return request.waitForReady ? waitFor(api, order, key, request, onHeld) : { kind: "done", order, purchaseKey: key };
+        return request.waitForReady ? this.waitFor(api, order, key, request, onHeld) : { kind: "done", order, purchaseKey: key };
       }
       if (repurchase >= MAX_REPURCHASES) throw repeatedFailures(request.planId, `order ${order.id} ended "${order.status}"`, repurchase);
       log.warn(
@@ -170,15 +148,44 @@ export function createPurchaseFlow(options: PurchaseFlowOptions): PurchaseFlow {
       );
       key = nextPurchaseKey(key, order.id);
     }
-  };
+  }
 
-  const resume: PurchaseFlow["resume"] = (api, order, purchaseKey, request) =>
-    waitFor(api, order, purchaseKey, request, request.onHeld ?? heldReporter(log, () => `order ${order.id}`));
+  resume(...[api, order, purchaseKey, request]: Parameters<PurchaseFlow["resume"]>): Promise<PurchaseOutcome> {
+    return this.waitFor(api, order, purchaseKey, request, request.onHeld ?? heldReporter(this.options.log, () => `order ${order.id}`));
+  }
 
-  const adopt: PurchaseFlow["adopt"] = async (api, order, request) =>
-    request.waitForReady && !isTargetState(order.status) ? resume(api, order, null, request) : { kind: "done", order, purchaseKey: null };
+  async adopt(...[api, order, request]: Parameters<PurchaseFlow["adopt"]>): Promise<PurchaseOutcome> {
+    return request.waitForReady && !isTargetState(order.status) ? this.resume(api, order, null, request) : { kind: "done", order, purchaseKey: null };
+  }
 
-  return { purchase, resume, adopt, readOrder };
+  /** Waits for the order with `onHeld` told of its polls held back; what the wait ended with, as an outcome. */
+  private async waitFor(
+    api: ProxyApiClient,
+    order: Order,
+    purchaseKey: string | null,
+    request: Pick<PurchaseRequest, "deadline" | "signal" | "onProgress">,
+    onHeld: (heldMs: number) => void,
+  ): Promise<PurchaseOutcome> {
+    const { log, wait } = this.options;
+    try {
+      const ready = await waitForOrder({
+        client: api,
+        orderId: order.id,
+        signal: request.signal,
+        deadline: (wait?.clock?.now() ?? Date.now()) + (request.deadline - Date.now()),
+        lastSeen: order,
+        onProgress: request.onProgress ?? ((p) => log.info(`proxy: order ${p.orderId} is ${p.status} (waited ${formatDuration(p.waitedMs)})`)),
+        onHeld,
+        ...wait,
+      });
+      return { kind: "done", order: ready, purchaseKey };
+    } catch (error) {
+      if (error instanceof OrderFailedError) return { kind: "failed", order: error.order, purchaseKey, error };
+      const last = (error instanceof OrderWaitTimeoutError || error instanceof OrderWaitCancelledError) && error.lastSeen ? error.lastSeen : order;
+      const reason = (error instanceof Error ? error.message : String(error)).replace(/\.\s*$/, "");
+      return { kind: "unfinished", order: last, purchaseKey, reason };
+    }
+  }
 }
 
 /** The flow has bought again `times` times for one purchase, and the last attempt came to nothing usable either. */

@@ -8,6 +8,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../helpers/pulumi";
 
@@ -72,6 +73,70 @@ describe("the dependency rule", () => {
       expect(problems).toEqual([]);
     });
   }
+});
+
+/**
+ * The order of the files inside provider/, from the bottom: a file imports only from its own layer and those below.
+ * So the decisions (what to buy, replace, keep, say) never reach the engine's methods, and a new file must be placed.
+ */
+const PROVIDER_LAYERS = [
+  { layer: "foundations", files: ["duration", "fields", "idempotency", "config", "absence", "messages"] },
+  { layer: "domain rules", files: ["renewal", "inputs", "rate-limit-report", "wait", "pulumi-host"] },
+  { layer: "shapes and flows", files: ["definitions", "order-state", "fleet-state", "functions", "listing", "fleet-progress", "purchase"] },
+  { layer: "decisions", files: ["order-plan", "fleet-plan", "settle"] },
+  { layer: "the core the lifecycles share", files: ["provider-core"] },
+  { layer: "the engine's methods", files: ["order-provider", "fleet-provider"] },
+  { layer: "the module the stored provider loads", files: ["index"] },
+];
+
+describe("inside provider/", () => {
+  const layerOf = new Map(PROVIDER_LAYERS.flatMap(({ files }, i) => files.map((f) => [f, i] as const)));
+
+  it("every file has a place in the layers", () => {
+    const files = readdirSync(join(REPO_ROOT, "provider")).filter((f) => f.endsWith(".ts")).map((f) => f.replace(/\.ts$/, ""));
+    expect(files.filter((f) => !layerOf.has(f))).toEqual([]);
+  });
+
+  it("a file imports only from its own layer and those below (decisions never import the engine's methods)", () => {
+    const problems: string[] = [];
+    for (const [file, layer] of layerOf) {
+      const text = readFileSync(join(REPO_ROOT, "provider", `${file}.ts`), "utf8");
+      for (const spec of specifiers(text).filter((s) => s.startsWith("./"))) {
+        const target = layerOf.get(spec.slice(2)) ?? -1;
+        if (target > layer) problems.push(`${file} (${PROVIDER_LAYERS[layer]?.layer}) imports ${spec} (${PROVIDER_LAYERS[target]?.layer})`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+});
+
+/** The functions of `file` longer than `limit` lines, from first line to last, nested functions included. */
+function longFunctions(file: string, limit: number): string[] {
+  const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  const visit = (node: ts.Node) => {
+    if (ts.isFunctionLike(node) && "body" in node && node.body) {
+      const first = source.getLineAndCharacterOfPosition(node.getStart()).line;
+      const last = source.getLineAndCharacterOfPosition(node.getEnd()).line;
+      const name = "name" in node && node.name ? node.name.getText() : "(anonymous)";
+      if (last - first + 1 > limit) found.push(`${relative(REPO_ROOT, file)}:${first + 1} ${name} spans ${last - first + 1} lines`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+describe("a shape a newcomer can change safely", () => {
+  it("no function in provider/ or plugin/ spans more than 80 lines (a factory that holds methods counts whole)", () => {
+    const files = ["provider", "plugin"].flatMap((part) => sourceFiles(join(REPO_ROOT, part)));
+    expect(files.flatMap((file) => longFunctions(file, 80))).toEqual([]);
+  });
+
+  it("plugin/ takes the engine's values as the core's types without casting through unknown", () => {
+    const casts = sourceFiles(join(REPO_ROOT, "plugin")).filter((file) => /as unknown as/.test(readFileSync(file, "utf8")));
+    expect(casts.map((file) => relative(REPO_ROOT, file))).toEqual([]);
+  });
 });
 
 describe("the published type declarations", () => {

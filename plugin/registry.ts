@@ -1,0 +1,74 @@
+/**
+ * The plugin's resources, by type token: for each, the provider core that runs it (provider/) and how the engine's
+ * untyped property maps become the core's inputs and outputs. The engine sends back what the core itself produced
+ * (its checked inputs, its outputs), so those values are taken as the core's types here, in one place per resource.
+ */
+import { ProxyError } from "../client/errors";
+import { PROXY_FLEET, PROXY_ORDER } from "../provider/definitions";
+import { FleetProvider } from "../provider/fleet-provider";
+import type { FleetInputs, FleetOutputs } from "../provider/fleet-state";
+import { OrderProvider, type ConfigureArgs, type OperationOptions, type OrderProviderOptions, type ResourceIdentity } from "../provider/order-provider";
+import type { OrderInputs, OrderOutputs } from "../provider/order-state";
+import type { PropertyMap } from "./properties";
+
+/** What the service calls on a resource's core, with properties as the engine sends them. */
+export interface ResourceMethods {
+  configure(req: ConfigureArgs): Promise<void>;
+  check(olds: PropertyMap, news: PropertyMap): Promise<{ inputs: object; failures: Array<{ property: string; reason: string }> }>;
+  diff(id: string, olds: PropertyMap, news: PropertyMap): Promise<{ changes: boolean; replaces: string[]; diffs: string[]; deleteBeforeReplace: boolean }>;
+  create(inputs: PropertyMap, operation: OperationOptions): Promise<{ id: string; outs: object }>;
+  read(id: string, props: PropertyMap): Promise<{ id?: string; props?: object; inputs?: object }>;
+  /** `pulumi import`: the resource by id, with the inputs a program declaring it would have. */
+  import(id: string, resource: ResourceIdentity): Promise<{ id: string; props: object; inputs: object }>;
+  update(id: string, olds: PropertyMap, news: PropertyMap, operation: OperationOptions): Promise<{ outs: object }>;
+  delete(id: string, props: PropertyMap): Promise<void>;
+}
+
+/** A resource's core, in the shape both cores share, for inputs `I` and outputs `O`. */
+interface Lifecycle<I, O> {
+  configure(req: ConfigureArgs): Promise<void>;
+  check(olds: PropertyMap, news: PropertyMap): Promise<{ inputs: object; failures: Array<{ property: string; reason: string }> }>;
+  diff(id: string, olds: O, news: I): ReturnType<ResourceMethods["diff"]>;
+  create(inputs: I, operation: OperationOptions): Promise<{ id: string; outs: object }>;
+  read(id: string, props: O): Promise<{ id?: string; props?: object; inputs?: object }>;
+  update(id: string, olds: O, news: I, operation: OperationOptions): Promise<{ outs: object }>;
+  delete(id: string, props: O): Promise<void>;
+}
+
+/** The service's methods on `core`, whose inputs and outputs the engine sends as `inputs(map)` and `outputs(map)`. */
+function adapt<I, O>(
+  core: Lifecycle<I, O>,
+  inputs: (props: PropertyMap) => I,
+  outputs: (props: PropertyMap) => O,
+  importById: ResourceMethods["import"],
+): ResourceMethods {
+  return {
+    configure: (req) => core.configure(req),
+    check: (olds, news) => core.check(olds, news),
+    diff: (id, olds, news) => core.diff(id, outputs(olds), inputs(news)),
+    create: (props, operation) => core.create(inputs(props), operation),
+    read: (id, props) => core.read(id, outputs(props)),
+    import: importById,
+    update: (id, olds, news, operation) => core.update(id, outputs(olds), inputs(news), operation),
+    delete: (id, props) => core.delete(id, outputs(props)),
+  };
+}
+
+/** Each resource type's core, made for a configuration's options. */
+const RESOURCE_TYPES: Readonly<Record<string, (options: OrderProviderOptions) => ResourceMethods>> = {
+  [PROXY_ORDER.token]: (options) => {
+    const order = new OrderProvider(options);
+    return adapt(order, (p) => p as OrderInputs, (p) => p as OrderOutputs, (id, resource) => order.importOrder(id, resource));
+  },
+  [PROXY_FLEET.token]: (options) => {
+    const fleet = new FleetProvider(options);
+    return adapt(fleet, (p) => p as FleetInputs, (p) => p as FleetOutputs, (id, resource) => fleet.importFleet(id, resource));
+  },
+};
+
+/** The core of a resource type; an unknown type is refused. */
+export function resourceType(type: string, options: OrderProviderOptions): ResourceMethods {
+  const make = RESOURCE_TYPES[type];
+  if (!make) throw new ProxyError(`The proxy provider has no resource type "${type}"; it has ${Object.keys(RESOURCE_TYPES).join(" and ")}.`, "unknown_type");
+  return make(options);
+}
