@@ -5,7 +5,7 @@
  */
 import type { FailFault } from "./faults";
 import { parseMaybe, Problem } from "./http";
-import type { Sandbox } from "./server";
+import type { Sandbox } from "./sandbox";
 
 /** Answers one admin request. */
 export function handleAdmin(

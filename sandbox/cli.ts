@@ -3,7 +3,8 @@
  * `pulumi-proxy-sandbox` (and `npm run sandbox`): runs the local sandbox API until interrupted.
  */
 import { parseArgs } from "node:util";
-import { SANDBOX_API_KEY, startSandbox } from "./server";
+import { SANDBOX_API_KEY } from "./sandbox";
+import { startSandbox } from "./server";
 
 const USAGE = `Usage: pulumi-proxy-sandbox [options]
 

@@ -1,8 +1,9 @@
 /**
  * The local sandbox of the Proxy Provisioning API, for tests and for trying the provider (`pulumi-proxy/sandbox`).
  */
-export { startSandbox, SANDBOX_API_KEY, SANDBOX_READ_ONLY_API_KEY } from "./server";
-export type { Sandbox, SandboxOptions, RecordedRequest, CreatedOrder } from "./server";
+export { startSandbox } from "./server";
+export { SANDBOX_API_KEY, SANDBOX_READ_ONLY_API_KEY } from "./sandbox";
+export type { Sandbox, SandboxOptions, RecordedRequest, CreatedOrder } from "./sandbox";
 export { Faults } from "./faults";
 export type { FailFault, FaultMatch } from "./faults";
 export { PLANS, DEFAULT_BALANCE_CENTS } from "./catalogue";

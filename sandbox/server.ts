@@ -6,110 +6,14 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { handleAdmin } from "./admin";
-import { createClock, type SandboxClock } from "./clock";
+import { SANDBOX_API_KEY, SANDBOX_READ_ONLY_API_KEY, type CreatedOrder, type RecordedRequest, type Sandbox, type SandboxOptions, type SandboxSettings } from "./sandbox";
+import { createClock } from "./clock";
 import { Faults, type FailFault } from "./faults";
 import { parseMaybe, Problem, sendJson, sendProblem } from "./http";
-import { RateLimiter, sendsHints, type RateLimitHints, type RateLimitOptions } from "./rate-limit";
+import { RateLimiter, sendsHints } from "./rate-limit";
 import { route } from "./routes";
 import { SandboxState } from "./state";
 import { orderStatus } from "./views";
-
-/** The sandbox's documented default API key. It buys nothing real: the sandbox is local. */
-export const SANDBOX_API_KEY = "sk_sandbox_0123456789abcdef";
-/** A second key that may read but gets `403` on `POST /v1/orders`. */
-export const SANDBOX_READ_ONLY_API_KEY = "sk_sandbox_readonly";
-
-/** Options of {@link startSandbox}. */
-export interface SandboxOptions {
-  /** Port; 0 picks a free one. @default 0 */
-  port?: number;
-  /** Address to listen on. @default "127.0.0.1" */
-  host?: string;
-  /** The API key that may do everything. @default SANDBOX_API_KEY */
-  apiKey?: string;
-  /** A key that may only read. @default SANDBOX_READ_ONLY_API_KEY */
-  readOnlyApiKey?: string;
-  /** Time from `pending` to `active` (or `failed`). @default 3000 */
-  provisioningMs?: number;
-  /**
-   * How long an order stays `active` before it becomes `expired` (its proxies carry the time as `expires_at`).
-   * Seconds make renewal testable. @default each plan's lifetime (30 days)
-   */
-  orderLifetimeMs?: number;
-  /** A token bucket per key, or false for no limit. @default { requestsPerSecond: 10, burst: 10 } */
-  rateLimit?: RateLimitOptions | false;
-  /** A JSON file that keeps orders across restarts. @default none (in memory) */
-  stateFile?: string;
-  /** Serve the admin routes under `/__sandbox/` (fault injection, records). @default false */
-  enableAdmin?: boolean;
-  /** The time source under the sandbox's clock. @default Date.now */
-  now?: () => number;
-  /** Send `estimated_ready_at` and `Retry-After` on pending orders, as the contract allows. @default true */
-  pollingHints?: boolean;
-  /**
-   * When to send `RateLimit-Limit`, `-Remaining` and `-Reset` (the contract makes them optional): with every answer,
-   * only with `429`s (as many real APIs do), or never (a `429` then carries `Retry-After` alone). `true` and `false`
-   * mean `"always"` and `"never"`. @default "always"
-   */
-  rateLimitHints?: RateLimitHints | boolean;
-}
-
-/** One request the sandbox received, as tests see it. The key itself is never recorded. */
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  query: Record<string, string>;
-  idempotencyKey?: string;
-  /** `valid`, `read-only`, `invalid` or `missing`. */
-  auth: string;
-  body?: unknown;
-  /** Status answered, or 0 when the connection was reset instead. */
-  status: number;
-  requestId: string;
-}
-
-/** Settings that apply to the orders made from then on; tests and the admin route may change them while it runs. */
-export interface SandboxSettings {
-  /** Time from `pending` to `active` (or `failed`). */
-  provisioningMs: number;
-  /** Lifetime from ready to expiry; undefined: each plan's own. */
-  orderLifetimeMs?: number;
-}
-
-/** One order the sandbox created. */
-export interface CreatedOrder {
-  id: string;
-  idempotencyKey?: string;
-}
-
-/** A running sandbox. */
-export interface Sandbox {
-  /** Base URL, such as `http://127.0.0.1:41234` (the client adds `/v1`). */
-  url: string;
-  port: number;
-  apiKey: string;
-  faults: Faults;
-  /** The account's orders, keys and balance. */
-  state: SandboxState;
-  /** The sandbox's time; `clock.advance(ms)` moves orders along without waiting. */
-  clock: SandboxClock;
-  /** Provisioning time and order lifetime of new orders. */
-  settings: SandboxSettings;
-  /** Every request received, in order. */
-  requests: RecordedRequest[];
-  /** Every order created, in order. */
-  createdOrders: CreatedOrder[];
-  /** Marks an order `cancelled`, as an operator refund would. */
-  cancelOrder(id: string): void;
-  /** Removes an order, so reads of it answer `404`. */
-  removeOrder(id: string): void;
-  /** The order's status now, as `GET /v1/orders/{id}` would show it (without faults); undefined if there is none. */
-  orderStatus(id: string): string | undefined;
-  /** Clears the faults, the records, the account and changed settings (for tests between cases). */
-  reset(): void;
-  /** Stops listening and closes every connection. */
-  stop(): Promise<void>;
-}
 
 const MAX_BODY_BYTES = 64 * 1024;
 

@@ -21,12 +21,12 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { cacheRoot } from "./lib/cache-root.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const cacheRoot = join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "pulumi-proxy");
 const out = process.env.DIST_OUT ?? join(root, "build", "dist");
 const { version } = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 const schema = JSON.parse(readFileSync(join(root, "plugin", "schema.json"), "utf8"));

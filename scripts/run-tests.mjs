@@ -14,14 +14,14 @@
 // `TEST_LEGS=main npm test` runs only the main leg (quicker while developing); arguments go to vitest in every leg.
 import { spawn, spawnSync } from "node:child_process";
 import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { cacheRoot } from "./lib/cache-root.mjs";
 import { totalsLine } from "./test-totals.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const { main, legs, once } = JSON.parse(readFileSync(join(root, "scripts", "test-legs.json"), "utf8"));
-const cacheRoot = join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "pulumi-proxy");
 const vitestArgs = process.argv.slice(2);
 
 const run = (command, args, options = {}) => spawnSync(command, args, { cwd: root, stdio: "inherit", ...options });

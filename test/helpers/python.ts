@@ -4,14 +4,13 @@
  */
 import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { cacheRoot } from "../../scripts/lib/cache-root.mjs";
 import { REPO_ROOT } from "./pulumi";
 
 /** The `pulumi` Python package the tests use: the newest release as of November 2026. */
 export const PYTHON_PULUMI_VERSION = "3.272.0";
-
-const cacheRoot = join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "pulumi-proxy");
 
 /**
  * A virtualenv's folder, created on first use, with the `pulumi` package and, on every call, the plugin's SDK: this

@@ -110,6 +110,32 @@ describe("inside provider/", () => {
   });
 });
 
+describe("no import cycles", () => {
+  it("no file imports, through any chain, a file that imports it", () => {
+    const files = Object.keys(PARTS).flatMap((part) => sourceFiles(join(REPO_ROOT, part)));
+    const imports = new Map(
+      files.map((file) => {
+        const targets = specifiers(readFileSync(file, "utf8"))
+          .filter((spec) => spec.startsWith("."))
+          .map((spec) => [`${resolve(dirname(file), spec)}.ts`, join(resolve(dirname(file), spec), "index.ts")].find(existsSync) ?? "");
+        return [file, targets.filter(Boolean)] as const;
+      }),
+    );
+    // Depth first: a file met again while its own imports are still being walked closes a cycle.
+    const cycles: string[] = [];
+    const state = new Map<string, "walking" | "done">();
+    const walk = (file: string, path: string[]) => {
+      if (state.get(file) === "walking") cycles.push([...path.slice(path.indexOf(file)), file].map((f) => relative(REPO_ROOT, f)).join(" -> "));
+      if (state.has(file)) return;
+      state.set(file, "walking");
+      for (const next of imports.get(file) ?? []) walk(next, [...path, file]);
+      state.set(file, "done");
+    };
+    files.forEach((file) => walk(file, []));
+    expect(cycles).toEqual([]);
+  });
+});
+
 /** The functions of `file` longer than `limit` lines, from first line to last, nested functions included. */
 function longFunctions(file: string, limit: number): string[] {
   const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
