@@ -3,12 +3,11 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { FLEET_OUTPUT_ONLY_PROPERTIES, type FleetCredential, type FleetInputs, type FleetMember, type FleetOutputs, type FleetProxy } from "../provider/fleet-state";
-import { purchaseKey } from "../provider/idempotency";
-import { PROVIDER_KEY } from "../provider/pulumi-host";
+import { FLEET_TYPE, PROVIDER_KEY, SERIALIZED_FLEET_PROVIDER } from "../provider/pulumi-host";
 import { PROXY_FLEET } from "../provider/definitions";
 import { secretNames } from "../provider/fields";
 import type { DeclaredOutputs, SameNames } from "./in-sync";
-import { FLEET_TYPE, SERIALIZED_FLEET_PROVIDER } from "./provider-shim";
+import { resourceKey } from "./resource-key";
 
 /** Inputs of a {@link ProxyFleet}. */
 export interface ProxyFleetArgs {
@@ -70,11 +69,7 @@ export class ProxyFleet extends pulumi.CustomResource {
    * @param opts Resource options.
    */
   constructor(name: string, args: ProxyFleetArgs, opts?: pulumi.CustomResourceOptions) {
-    const idempotencyKey =
-      args.idempotencyKey ??
-      pulumi.output(args.planId).apply((planId) =>
-        purchaseKey({ project: pulumi.getProject(), stack: pulumi.getStack(), resourceName: name, planId }),
-      );
+    const idempotencyKey = resourceKey(name, args.planId, args.idempotencyKey);
     const outputs = Object.fromEntries(FLEET_OUTPUT_ONLY_PROPERTIES.map((key) => [key, undefined]));
     super(
       FLEET_TYPE,

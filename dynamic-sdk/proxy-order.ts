@@ -2,14 +2,13 @@
  * The ProxyOrder resource: one purchase of a plan, and the proxies it provisioned.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { purchaseKey } from "../provider/idempotency";
 import type { StatusReason } from "../contract/types";
 import { OUTPUT_ONLY_PROPERTIES, type OrderInputs, type OrderOutputs, type ProxyCredential, type ProxyInfo } from "../provider/order-state";
-import { PROVIDER_KEY } from "../provider/pulumi-host";
+import { ORDER_TYPE, PROVIDER_KEY, SERIALIZED_PROVIDER } from "../provider/pulumi-host";
 import { PROXY_ORDER } from "../provider/definitions";
 import { secretNames } from "../provider/fields";
 import type { DeclaredOutputs, SameNames } from "./in-sync";
-import { ORDER_TYPE, SERIALIZED_PROVIDER } from "./provider-shim";
+import { resourceKey } from "./resource-key";
 
 /** Inputs of a {@link ProxyOrder}. */
 export interface ProxyOrderArgs {
@@ -91,13 +90,9 @@ export class ProxyOrder extends pulumi.CustomResource {
    * @param opts Resource options.
    */
   constructor(name: string, args: ProxyOrderArgs, opts?: pulumi.CustomResourceOptions) {
-    const idempotencyKey =
-      args.idempotencyKey ??
-      pulumi.output(args.planId).apply((planId) =>
-        purchaseKey({ project: pulumi.getProject(), stack: pulumi.getStack(), resourceName: name, planId }),
-      );
+    const idempotencyKey = resourceKey(name, args.planId, args.idempotencyKey);
     const outputs = Object.fromEntries(OUTPUT_ONLY_PROPERTIES.map((key) => [key, undefined]));
-    // What `pulumi.dynamic.Resource` does, with a provider written by hand instead of serialized (see provider-shim).
+    // What `pulumi.dynamic.Resource` does, with a provider written by hand instead of serialized (see provider/pulumi-host.ts).
     super(
       ORDER_TYPE,
       name,

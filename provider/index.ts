@@ -4,7 +4,7 @@
  * of it (least of all the API key) is copied into the state.
  *
  * This module is a stable interface for states written by every version (the one-line provider of
- * `dynamic-sdk/provider-shim.ts`, and the serialized shim of earlier versions): it exports only what they call.
+ * `SERIALIZED_PROVIDER` in `pulumi-host.ts`, and the serialized shim of earlier versions): it exports only what they call.
  */
 import { createFleetProvider, type FleetProvider } from "./fleet-provider";
 import { createOrderProvider, type OrderProvider } from "./order-provider";

@@ -15,7 +15,8 @@ import { REPO_ROOT } from "../helpers/pulumi";
 const PARTS = {
   contract: { parts: ["contract"], packages: ["zod"] },
   client: { parts: ["contract", "client"], packages: ["undici"] },
-  provider: { parts: ["contract", "client", "provider"], packages: ["@pulumi/pulumi", "@pulumi/pulumi/runtime/rpc", "zod"] },
+  // `pulumi-proxy/provider`: the one-line provider the state stores (pulumi-host.ts) loads this part by its name.
+  provider: { parts: ["contract", "client", "provider"], packages: ["@pulumi/pulumi", "@pulumi/pulumi/runtime/rpc", "zod", "pulumi-proxy/provider"] },
   "dynamic-sdk": {
     parts: ["contract", "client", "provider", "dynamic-sdk"],
     packages: ["@pulumi/pulumi", "@pulumi/pulumi/runtime/mocks", "pulumi-proxy/provider"],
