@@ -29,6 +29,29 @@ const PROXY_INFO = {
   },
 } as const;
 
+/** Where an order stands, as a ProxyOrder and each member of a fleet show it. */
+const ORDER_STATE = {
+  status: {
+    type: "string",
+    description: "`pending`, `provisioning`, `active`, `failed`, `cancelled` or `expired`, as of the last create, update or refresh.",
+  },
+  statusReason: { type: "StatusReason", presence: "nullable", description: "Why the order failed or was cancelled, when it did." },
+  createdAt: { type: "string", presence: "nullable", description: "When the order was placed (RFC 3339)." },
+  readyAt: { type: "string", presence: "nullable", description: "When the order became active (RFC 3339)." },
+} as const;
+
+/** Credentials of one proxy, as every resource and function shows them. */
+const PROXY_CREDENTIAL = {
+  token: "proxy:index:ProxyCredential",
+  description: "Credentials of one proxy.",
+  properties: {
+    ip: { type: "string", description: "IPv4 or IPv6 address of the proxy." },
+    port: { type: "integer", description: "Port of the proxy." },
+    username: { type: "string", presence: "optional", description: "Proxy user name." },
+    password: { type: "string", presence: "optional", description: "Proxy password." },
+  },
+} as const;
+
 /** The object types that properties use, by the name a field's `type` gives. */
 export const OBJECT_TYPES = {
   StatusReason: {
@@ -40,16 +63,7 @@ export const OBJECT_TYPES = {
     },
   },
   ProxyInfo: PROXY_INFO,
-  ProxyCredential: {
-    token: "proxy:index:ProxyCredential",
-    description: "Credentials of one proxy.",
-    properties: {
-      ip: { type: "string", description: "IPv4 or IPv6 address of the proxy." },
-      port: { type: "integer", description: "Port of the proxy." },
-      username: { type: "string", presence: "optional", description: "Proxy user name." },
-      password: { type: "string", presence: "optional", description: "Proxy password." },
-    },
-  },
+  ProxyCredential: PROXY_CREDENTIAL,
   UsagePeriod: {
     token: "proxy:index:UsagePeriod",
     description: "The current billing period.",
@@ -80,10 +94,7 @@ export const OBJECT_TYPES = {
     properties: {
       slot: { type: "integer", description: "The member's slot, 0 to `orders` - 1: its purchase key is derived from it." },
       orderId: { type: "string", description: "The order id, such as `ord_...`." },
-      status: { type: "string", description: "`pending`, `provisioning`, `active`, `failed`, `cancelled` or `expired`, as of the last create, update or refresh." },
-      statusReason: { type: "StatusReason", presence: "nullable", description: "Why the order failed or was cancelled, when it did." },
-      createdAt: { type: "string", presence: "nullable", description: "When the order was placed (RFC 3339)." },
-      readyAt: { type: "string", presence: "nullable", description: "When the order became active (RFC 3339)." },
+      ...ORDER_STATE,
       expiresAt: { type: "string", presence: "nullable", description: "When the order expires (RFC 3339)." },
       purchaseKey: { type: "string", presence: "nullable", description: "The idempotency key the order was bought with; absent for an imported order." },
     },
@@ -95,10 +106,7 @@ export const OBJECT_TYPES = {
     description: "Credentials of one proxy of a fleet.",
     properties: {
       orderId: { type: "string", description: "The order the proxy belongs to." },
-      ip: { type: "string", description: "IPv4 or IPv6 address of the proxy." },
-      port: { type: "integer", description: "Port of the proxy." },
-      username: { type: "string", presence: "optional", description: "Proxy user name." },
-      password: { type: "string", presence: "optional", description: "Proxy password." },
+      ...PROXY_CREDENTIAL.properties,
     },
   },
 } as const satisfies Readonly<Record<string, ObjectTypeSpec>>;
@@ -157,13 +165,7 @@ export const PROXY_ORDER = {
   },
   outputs: {
     orderId: { type: "string", description: "The order id, such as `ord_...` (also the resource's id)." },
-    status: {
-      type: "string",
-      description: "`pending`, `provisioning`, `active`, `failed`, `cancelled` or `expired`, as of the last create, update or refresh.",
-    },
-    statusReason: { type: "StatusReason", presence: "nullable", description: "Why the order failed or was cancelled, when it did." },
-    createdAt: { type: "string", presence: "nullable", description: "When the order was placed (RFC 3339)." },
-    readyAt: { type: "string", presence: "nullable", description: "When the order became active (RFC 3339)." },
+    ...ORDER_STATE,
     expiresAt: {
       type: "string",
       presence: "nullable",
