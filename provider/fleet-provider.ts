@@ -31,7 +31,7 @@ import { fleetId, purchaseKey, type ResourceIdentity } from "./idempotency";
 import { INPUT_DEFAULTS } from "./inputs";
 import { listForOrders, unchangedInList } from "./listing";
 import { importNotFound, memberDropped, orderGone, untracked, untrackedButActive } from "./messages";
-import { createProviderCore, type ConfigureArgs, type OperationOptions, type ProviderCore, type ProviderOptions } from "./provider-core";
+import { ProviderCore, type ConfigureArgs, type OperationOptions, type ProviderOptions } from "./provider-core";
 import type { WithProvider } from "./pulumi-host";
 import { orderExpiry } from "./renewal";
 import { partialFleet, settleFleet, type MemberResult } from "./settle";
@@ -56,7 +56,7 @@ export class FleetProvider implements Omit<Engine, "read"> {
   private readonly core: ProviderCore;
 
   constructor(options: ProviderOptions = {}) {
-    this.core = createProviderCore(options);
+    this.core = new ProviderCore(options);
   }
 
   /** Receives the stack's configuration once per provider process. */

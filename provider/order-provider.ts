@@ -18,7 +18,7 @@ import { refreshLister, unchangedInList } from "./listing";
 import { adoptionRefusal, goneWhileResuming, importNotFound, orderGone, untracked, untrackedButActive } from "./messages";
 import { planOrderChange } from "./order-plan";
 import { inputsOf, storedOrder, toOutputs, type OrderInputs, type OrderOutputs } from "./order-state";
-import { createProviderCore, type ConfigureArgs, type OperationOptions, type ProviderCore, type ProviderOptions } from "./provider-core";
+import { ProviderCore, type ConfigureArgs, type OperationOptions, type ProviderOptions } from "./provider-core";
 import { planSuccessor, takePlannedSuccessor, UNKNOWN, type WithProvider } from "./pulumi-host";
 import { assessExpiry, expiryMessage } from "./renewal";
 import { settleOrder } from "./settle";
@@ -43,7 +43,7 @@ export class OrderProvider implements Omit<Engine, "read"> {
   private readonly core: ProviderCore;
 
   constructor(options: OrderProviderOptions = {}) {
-    this.core = createProviderCore(options);
+    this.core = new ProviderCore(options);
   }
 
   /** The client for the configured settings, for the functions of a provider plugin. */

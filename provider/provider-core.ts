@@ -9,7 +9,7 @@ import type { AbsenceCheckOptions } from "./absence";
 import { ConfigurationError, resolveSettings, type ConfigLookup } from "./config";
 import { formatDuration, parseDuration } from "./duration";
 import { checkFields, withDefaults, type ResourceSpec } from "./fields";
-import { createPurchaseFlow } from "./purchase";
+import { createPurchaseFlow, type PurchaseFlow } from "./purchase";
 import { UNKNOWN } from "./pulumi-host";
 import type { ProviderLog } from "./rate-limit-report";
 import type { WaitOptions } from "./wait";
@@ -50,79 +50,75 @@ export interface OperationOptions {
   signal?: AbortSignal;
 }
 
-/** The shared parts of a provider object. */
-export function createProviderCore(options: ProviderOptions = {}) {
-  let lookup: ConfigLookup = () => undefined;
-  const log: ProviderLog = options.log ?? pulumiLog();
-  const now = options.now ?? Date.now;
+/** What every resource's provider methods share: one per provider object. */
+export class ProviderCore {
+  readonly log: ProviderLog;
+  /** The time an order's expiry is judged by. */
+  readonly now: () => number;
+  readonly flow: PurchaseFlow;
+  private lookup: ConfigLookup = () => undefined;
+
+  constructor(private readonly options: ProviderOptions = {}) {
+    this.log = options.log ?? pulumiLog();
+    this.now = options.now ?? Date.now;
+    this.flow = createPurchaseFlow({ log: this.log, summaryLog: options.summaryLog ?? this.log, now: this.now, wait: options.wait, absence: options.absence });
+  }
 
   /** The process's client for the current settings (one connection pool and one request budget, reused across calls). */
-  const client = (): ProxyApiClient => {
-    const { baseUrl, apiKey } = resolveSettings(lookup, options.env ?? process.env);
+  client(): ProxyApiClient {
+    const { baseUrl, apiKey } = resolveSettings(this.lookup, this.options.env ?? process.env);
     return ProxyApiClient.shared({
       baseUrl,
       apiKey,
       onRetry: (e) =>
-        log.info(`proxy: ${e.method} ${e.path} failed (${e.status ?? e.code}); retry ${e.attempt} in ${formatDuration(e.delayMs)}`),
-      ...options.client,
+        this.log.info(`proxy: ${e.method} ${e.path} failed (${e.status ?? e.code}); retry ${e.attempt} in ${formatDuration(e.delayMs)}`),
+      ...this.options.client,
     });
-  };
+  }
 
-  const flow = createPurchaseFlow({ log, summaryLog: options.summaryLog ?? log, now, wait: options.wait, absence: options.absence });
+  /** Receives the settings once per provider process: the stack's config, or a provider plugin's own settings. */
+  configure(req: ConfigureArgs): void {
+    this.lookup = (key) => req.config.get(key);
+  }
 
-  return {
-    log,
-    now,
-    client,
-    flow,
+  /**
+   * The check failure of a preview that could never run (missing or unsafe configuration), if any. A check failure
+   * prints as one line on the resource; a thrown error would also be printed with its stack by the dynamic host.
+   */
+  configFailures(): Array<{ property: string; reason: string }> {
+    try {
+      resolveSettings(this.lookup, this.options.env ?? process.env);
+      return [];
+    } catch (error) {
+      if (!(error instanceof ConfigurationError)) throw error;
+      return [{ property: "", reason: error.message }];
+    }
+  }
 
-    /** Receives the settings once per provider process: the stack's config, or a provider plugin's own settings. */
-    configure(req: ConfigureArgs): void {
-      lookup = (key) => req.config.get(key);
-    },
+  /** A resource's `check`: one failure per bad input or unusable setting, and the inputs with their defaults. */
+  check<T>(resource: ResourceSpec, news: object): { inputs: T; failures: Array<{ property: string; reason: string }> } {
+    const failures = [...checkFields(resource.inputs, news, UNKNOWN), ...this.configFailures()];
+    return { inputs: withDefaults(resource.inputs, news) as T, failures };
+  }
 
-    /**
-     * The check failure of a preview that could never run (missing or unsafe configuration), if any. A check failure
-     * prints as one line on the resource; a thrown error would also be printed with its stack by the dynamic host.
-     */
-    configFailures(): Array<{ property: string; reason: string }> {
-      try {
-        resolveSettings(lookup, options.env ?? process.env);
-        return [];
-      } catch (error) {
-        if (!(error instanceof ConfigurationError)) throw error;
-        return [{ property: "", reason: error.message }];
+  /** When an operation must end: the deadline of a purchase's turn under the rate limit and of the wait. */
+  deadlineOf(inputs: { readyTimeout: string }, operation: OperationOptions): number {
+    return Date.now() + (operation.timeoutMs ?? parseDuration(inputs.readyTimeout) ?? 0);
+  }
+
+  /** A 401 or 403 during refresh says which configuration a refresh uses. */
+  async explainStoredConfig<T>(read: () => Promise<T>): Promise<T> {
+    try {
+      return await read();
+    } catch (error) {
+      if (error instanceof AuthenticationError || error instanceof PermissionError) {
+        const said = error.message.replace(/\s*\(request id [^)]*\)$/, "");
+        throw error.withMessage(`${said} ${STORED_CONFIG_ADVICE}${error.requestId ? ` (request id ${error.requestId})` : ""}`);
       }
-    },
-
-    /** A resource's `check`: one failure per bad input or unusable setting, and the inputs with their defaults. */
-    check<T>(resource: ResourceSpec, news: object): { inputs: T; failures: Array<{ property: string; reason: string }> } {
-      const failures = [...checkFields(resource.inputs, news, UNKNOWN), ...this.configFailures()];
-      return { inputs: withDefaults(resource.inputs, news) as T, failures };
-    },
-
-    /** When an operation must end: the deadline of a purchase's turn under the rate limit and of the wait. */
-    deadlineOf(inputs: { readyTimeout: string }, operation: OperationOptions): number {
-      return Date.now() + (operation.timeoutMs ?? parseDuration(inputs.readyTimeout) ?? 0);
-    },
-
-    /** A 401 or 403 during refresh says which configuration a refresh uses. */
-    async explainStoredConfig<T>(read: () => Promise<T>): Promise<T> {
-      try {
-        return await read();
-      } catch (error) {
-        if (error instanceof AuthenticationError || error instanceof PermissionError) {
-          const said = error.message.replace(/\s*\(request id [^)]*\)$/, "");
-          throw error.withMessage(`${said} ${STORED_CONFIG_ADVICE}${error.requestId ? ` (request id ${error.requestId})` : ""}`);
-        }
-        throw error;
-      }
-    },
-  };
+      throw error;
+    }
+  }
 }
-
-/** The shared parts' type. */
-export type ProviderCore = ReturnType<typeof createProviderCore>;
 
 /** Pulumi's log, loaded lazily: it is only there when the provider runs under the Pulumi engine. */
 function pulumiLog(): ProviderLog {
