@@ -1,10 +1,14 @@
 /**
- * The plugin's resources, by type token: for each, the provider core that runs it (provider/) and how the engine's
- * untyped property maps become the core's inputs and outputs. The engine sends back what the core itself produced
- * (its checked inputs, its outputs), so those values are taken as the core's types here, in one place per resource.
+ * The plugin's resources and functions, by token. For a resource: the provider core that runs it (provider/) and how
+ * the engine's untyped property maps become the core's inputs and outputs; the engine sends back what the core itself
+ * produced (its checked inputs, its outputs), so those values are taken as the core's types here, in one place per
+ * resource. For a function: its argument checks and its call, with the outputs to mark secret.
  */
+import type { ProxyApiClient } from "../client/client";
 import { ProxyError } from "../client/errors";
-import { PROXY_FLEET, PROXY_ORDER } from "../provider/definitions";
+import { GET_PROXIES, GET_USAGE, PROXY_FLEET, PROXY_ORDER } from "../provider/definitions";
+import { secretNames } from "../provider/fields";
+import { checkGetProxiesArgs, listProxies } from "../provider/functions";
 import { FleetProvider } from "../provider/fleet-provider";
 import type { FleetInputs, FleetOutputs } from "../provider/fleet-state";
 import { OrderProvider, type ConfigureArgs, type OperationOptions, type OrderProviderOptions, type ResourceIdentity } from "../provider/order-provider";
@@ -71,4 +75,27 @@ export function resourceType(type: string, options: OrderProviderOptions): Resou
   const make = RESOURCE_TYPES[type];
   if (!make) throw new ProxyError(`The proxy provider has no resource type "${type}"; it has ${Object.keys(RESOURCE_TYPES).join(" and ")}.`, "unknown_type");
   return make(options);
+}
+
+/** What a function's invoke comes to: the failures of its arguments, or its result and the outputs that are secret. */
+export type FunctionAnswer =
+  | { failures: Array<{ property: string; reason: string }>; result?: undefined; secret?: undefined }
+  | { failures?: undefined; result: object; secret: string[] };
+
+/** Each function: a call of the API with the invoke's arguments. */
+const FUNCTION_TYPES: Readonly<Record<string, (api: ProxyApiClient, args: PropertyMap) => Promise<FunctionAnswer>>> = {
+  [GET_PROXIES.token]: async (api, args) => {
+    const call = checkGetProxiesArgs(args);
+    if (call.failures) return { failures: call.failures };
+    const result = await listProxies(api, call.filters, call.includeCredentials);
+    return { result, secret: call.includeCredentials ? secretNames(GET_PROXIES.outputs) : [] };
+  },
+  [GET_USAGE.token]: async (api) => ({ result: await api.getUsage(), secret: secretNames(GET_USAGE.outputs) }),
+};
+
+/** The call of a function; an unknown token is refused. */
+export function functionType(token: string): (api: ProxyApiClient, args: PropertyMap) => Promise<FunctionAnswer> {
+  const call = FUNCTION_TYPES[token];
+  if (!call) throw new ProxyError(`The proxy provider has no function "${token}".`, "unknown_function");
+  return call;
 }

@@ -16,17 +16,17 @@ import { Any } from "google-protobuf/google/protobuf/any_pb";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { ProxyError } from "../client/errors";
 import { VERSION } from "../client/version";
-import { pluginSettings, SETTING_NAMES, settingsProblem, type ConfigLookup } from "../provider/config";
+import { SETTING_NAMES, settingsProblem } from "../provider/config";
 import { FUNCTIONS, GET_PROXIES, GET_USAGE, PROXY_FLEET, PROXY_ORDER, RESOURCES } from "../provider/definitions";
 import { secretNames } from "../provider/fields";
-import { checkGetProxiesArgs, listProxies } from "../provider/functions";
-import { purchaseKey, type ResourceIdentity } from "../provider/idempotency";
-import { OrderProvider, type OrderProviderOptions } from "../provider/order-provider";
+import { purchaseKey } from "../provider/idempotency";
+import type { OrderProviderOptions } from "../provider/order-provider";
 import { PartialOrderError, PROVIDER_KEY, UNKNOWN } from "../provider/pulumi-host";
 import { EngineLog } from "./engine-log";
-import { fromStruct, secretKeys, toStruct, type PropertyMap } from "./properties";
-import { resourceType, type ResourceMethods } from "./registry";
+import { fromStruct, secretKeys, toStruct } from "./properties";
+import { functionType } from "./registry";
 import { schemaText } from "./schema";
+import { parseUrn, PluginState } from "./state";
 
 /** The resource and function tokens of the schema. */
 export const TOKENS = {
@@ -47,15 +47,7 @@ export interface ProviderServiceOptions {
   core?: Omit<OrderProviderOptions, "log">;
 }
 
-/**
- * The parts of a resource URN, `urn:pulumi:<stack>::<project>::<type>::<name>`: its type, and the identity its
- * purchase key is derived from.
- */
-export function parseUrn(urn: string): ResourceIdentity & { type: string } {
-  const [head = "", project = "", type = "", ...name] = urn.split("::");
-  const stack = head.replace(/^urn:pulumi:/, "");
-  return { stack, project, type: type.split("$").pop() ?? type, resourceName: name.join("::") };
-}
+export { parseUrn } from "./state";
 
 type Handler<Req, Res> = (request: Req) => Promise<Res>;
 
@@ -113,71 +105,6 @@ function diffResponse(changes: boolean, diffs: string[], replaces: string[] = []
     .setDeletebeforereplace(deleteBeforeReplace);
 }
 
-/**
- * What the service holds between calls: the provider's settings once configured, one core per resource for them, and
- * the cancellation that ends every wait. Messages about one resource go on its row; the rate limit's summary, about
- * them all, on the stack's.
- */
-class PluginState {
-  private settings: ConfigLookup = () => undefined;
-  private readonly cores = new Map<string, ResourceMethods>();
-  private functionsCore: OrderProvider | undefined;
-  /** An explicit provider whose settings are still unknown (a preview): its resources cannot be judged by them yet. */
-  settingsUnknown = false;
-  // Aborted by Cancel (a graceful Ctrl-C): every wait in flight ends at once and is recorded as a partial create.
-  private readonly cancelled = new AbortController();
-
-  constructor(
-    private readonly options: ProviderServiceOptions,
-    private readonly engineLog: EngineLog,
-  ) {}
-
-  /** Takes the provider's settings; the cores made for earlier ones are dropped. */
-  configure(args: PropertyMap | undefined, variables: ReadonlyMap<string, string>): void {
-    this.settingsUnknown = SETTING_NAMES.some((name) => args?.[name] === UNKNOWN);
-    this.settings = pluginSettings(args, variables, UNKNOWN);
-    this.cores.clear();
-    this.functionsCore = undefined;
-  }
-
-  /** The core of the resource a URN names, made once for the current settings. */
-  async core(urn: string): Promise<ResourceMethods> {
-    let core = this.cores.get(urn);
-    if (!core) {
-      core = resourceType(parseUrn(urn).type, this.coreOptions(urn));
-      await core.configure(this.configureArgs());
-      this.cores.set(urn, core);
-    }
-    return core;
-  }
-
-  /** The API client for the functions (invokes), for the current settings. */
-  async client() {
-    if (!this.functionsCore) {
-      this.functionsCore = new OrderProvider(this.coreOptions(undefined));
-      await this.functionsCore.configure(this.configureArgs());
-    }
-    return this.functionsCore.client();
-  }
-
-  /** Options of one create or update: its timeout (seconds, 0 when none was set), and the cancellation. */
-  operation(timeoutSeconds: number) {
-    return { timeoutMs: timeoutSeconds > 0 ? Math.round(timeoutSeconds * 1000) : undefined, signal: this.cancelled.signal };
-  }
-
-  cancel(): void {
-    this.cancelled.abort();
-  }
-
-  private configureArgs() {
-    return { config: { get: (key: string) => this.settings(key) } };
-  }
-
-  private coreOptions(urn: string | undefined): OrderProviderOptions {
-    return { ...this.options.core, log: this.engineLog.forResource(urn), summaryLog: this.engineLog.forResource(undefined) };
-  }
-}
-
 /** GetPluginInfo and GetSchema. */
 function packageHandlers() {
   return {
@@ -217,25 +144,16 @@ function settingsHandlers(state: PluginState, env: NodeJS.ProcessEnv) {
   };
 }
 
-/** Invoke: getProxies and getUsage. */
+/** Invoke: the function its token names (registry.ts), its failures or its result with its secret outputs marked. */
 function invokeHandler(state: PluginState) {
   return unary<rpc.InvokeRequest, rpc.InvokeResponse>(async (req) => {
-    const args = fromStruct(req.getArgs());
-    const api = await state.client();
-    switch (req.getTok()) {
-      case GET_PROXIES.token: {
-        const call = checkGetProxiesArgs(args);
-        if (call.failures) return new rpc.InvokeResponse().setFailuresList(checkFailures(call.failures));
-        const result = await listProxies(api, call.filters, call.includeCredentials);
-        return new rpc.InvokeResponse().setReturn(toStruct(result, call.includeCredentials ? secretNames(GET_PROXIES.outputs) : []));
-      }
-      case GET_USAGE.token:
-        return new rpc.InvokeResponse().setReturn(toStruct(await api.getUsage()));
-      default:
-        throw new ProxyError(`The proxy provider has no function "${req.getTok()}".`, "unknown_function");
-    }
+    const call = functionType(req.getTok());
+    const answer = await call(await state.client(), fromStruct(req.getArgs()));
+    if (answer.failures) return new rpc.InvokeResponse().setFailuresList(checkFailures(answer.failures));
+    return new rpc.InvokeResponse().setReturn(toStruct(answer.result, answer.secret));
   });
 }
+
 /** The resource operations, each on the core of the resource its URN names. */
 function resourceHandlers(state: PluginState) {
   return {
@@ -291,7 +209,7 @@ function resourceHandlers(state: PluginState) {
 /** The service's handlers. */
 export function createProviderService(options: ProviderServiceOptions = {}) {
   const engineLog = new EngineLog(options.engineAddress);
-  const state = new PluginState(options, engineLog);
+  const state = new PluginState(options.core ?? {}, engineLog);
   const service = {
     ...packageHandlers(),
     ...settingsHandlers(state, options.core?.env ?? process.env),

@@ -1,0 +1,88 @@
+/**
+ * What the plugin's service holds between calls: the provider's settings once configured, one core per resource for
+ * them (made from the registry), the client the functions use, and the cancellation that ends every wait; and the
+ * parts of a resource's URN, which name its type and the identity its purchase key is derived from.
+ */
+import type { ProxyApiClient } from "../client/client";
+import { pluginSettings, SETTING_NAMES, type ConfigLookup } from "../provider/config";
+import type { ResourceIdentity } from "../provider/idempotency";
+import { OrderProvider, type OperationOptions, type OrderProviderOptions } from "../provider/order-provider";
+import { UNKNOWN } from "../provider/pulumi-host";
+import type { EngineLog } from "./engine-log";
+import type { PropertyMap } from "./properties";
+import { resourceType, type ResourceMethods } from "./registry";
+
+/**
+ * The parts of a resource URN, `urn:pulumi:<stack>::<project>::<type>::<name>`: its type, and the identity its
+ * purchase key is derived from.
+ */
+export function parseUrn(urn: string): ResourceIdentity & { type: string } {
+  const [head = "", project = "", type = "", ...name] = urn.split("::");
+  const stack = head.replace(/^urn:pulumi:/, "");
+  return { stack, project, type: type.split("$").pop() ?? type, resourceName: name.join("::") };
+}
+
+/**
+ * What the service holds between calls: the provider's settings once configured, one core per resource for them, and
+ * the cancellation that ends every wait. Messages about one resource go on its row; the rate limit's summary, about
+ * them all, on the stack's.
+ */
+export class PluginState {
+  private settings: ConfigLookup = () => undefined;
+  private readonly cores = new Map<string, ResourceMethods>();
+  private functionsCore: OrderProvider | undefined;
+  /** An explicit provider whose settings are still unknown (a preview): its resources cannot be judged by them yet. */
+  settingsUnknown = false;
+  // Aborted by Cancel (a graceful Ctrl-C): every wait in flight ends at once and is recorded as a partial create.
+  private readonly cancelled = new AbortController();
+
+  constructor(
+    private readonly options: Omit<OrderProviderOptions, "log">,
+    private readonly engineLog: EngineLog,
+  ) {}
+
+  /** Takes the provider's settings; the cores made for earlier ones are dropped. */
+  configure(args: PropertyMap | undefined, variables: ReadonlyMap<string, string>): void {
+    this.settingsUnknown = SETTING_NAMES.some((name) => args?.[name] === UNKNOWN);
+    this.settings = pluginSettings(args, variables, UNKNOWN);
+    this.cores.clear();
+    this.functionsCore = undefined;
+  }
+
+  /** The core of the resource a URN names, made once for the current settings. */
+  async core(urn: string): Promise<ResourceMethods> {
+    let core = this.cores.get(urn);
+    if (!core) {
+      core = resourceType(parseUrn(urn).type, this.coreOptions(urn));
+      await core.configure(this.configureArgs());
+      this.cores.set(urn, core);
+    }
+    return core;
+  }
+
+  /** The API client for the functions (invokes), for the current settings. */
+  async client(): Promise<ProxyApiClient> {
+    if (!this.functionsCore) {
+      this.functionsCore = new OrderProvider(this.coreOptions(undefined));
+      await this.functionsCore.configure(this.configureArgs());
+    }
+    return this.functionsCore.client();
+  }
+
+  /** Options of one create or update: its timeout (seconds, 0 when none was set), and the cancellation. */
+  operation(timeoutSeconds: number): OperationOptions {
+    return { timeoutMs: timeoutSeconds > 0 ? Math.round(timeoutSeconds * 1000) : undefined, signal: this.cancelled.signal };
+  }
+
+  cancel(): void {
+    this.cancelled.abort();
+  }
+
+  private configureArgs() {
+    return { config: { get: (key: string) => this.settings(key) } };
+  }
+
+  private coreOptions(urn: string | undefined): OrderProviderOptions {
+    return { ...this.options, log: this.engineLog.forResource(urn), summaryLog: this.engineLog.forResource(undefined) };
+  }
+}
