@@ -106,14 +106,16 @@ export function fleetUnfinished(problems: string[], listed: number, orders: numb
   );
 }
 
-/** Why an order cannot be adopted (`adoptOrderId`), with its error code, or undefined when it can. */
-export function adoptionRefusal(id: string, order: { planId: string; status: string } | "gone", planId: string): { code: string; message: string } | undefined {
-  if (order === "gone") {
-    const message =
-      `adoptOrderId: order ${id} does not exist for this API key. Check the id (the orderId output of the old stack, ` +
-      "or the provider's dashboard); nothing was bought.";
-    return { code: "adopt_not_found", message };
-  }
+/** `adoptOrderId` names an order that does not exist. */
+export function adoptionGone(id: string): string {
+  return (
+    `adoptOrderId: order ${id} does not exist for this API key. Check the id (the orderId output of the old stack, ` +
+    "or the provider's dashboard); nothing was bought."
+  );
+}
+
+/** Why an existing order cannot be adopted (`adoptOrderId`), with its error code, or undefined when it can. */
+export function adoptionRefusal(id: string, order: { planId: string; status: string }, planId: string): { code: string; message: string } | undefined {
   if (order.planId !== planId) {
     const message = `adoptOrderId: order ${id} is for plan "${order.planId}", but planId is "${planId}". Set planId to "${order.planId}" to adopt it; nothing was bought.`;
     return { code: "adopt_plan_mismatch", message };

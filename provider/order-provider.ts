@@ -15,7 +15,7 @@ import { PROXY_ORDER } from "./definitions";
 import { purchaseKey, type ResourceIdentity } from "./idempotency";
 import { INPUT_DEFAULTS } from "./inputs";
 import { refreshLister, unchangedInList } from "./listing";
-import { adoptionRefusal, goneWhileResuming, importNotFound, orderGone, untracked, untrackedButActive } from "./messages";
+import { adoptionGone, adoptionRefusal, goneWhileResuming, importNotFound, orderGone, untracked, untrackedButActive } from "./messages";
 import { planOrderChange } from "./order-plan";
 import { inputsOf, storedOrder, toOutputs, type OrderInputs, type OrderOutputs } from "./order-state";
 import { ProviderCore, type ConfigureArgs, type OperationOptions, type ProviderOptions } from "./provider-core";
@@ -163,8 +163,9 @@ export class OrderProvider implements Omit<Engine, "read"> {
   /** Tracks an order that exists instead of buying one: the stand-in for `pulumi import`. */
   private async adopt(api: ProxyApiClient, inputs: WithProvider<OrderInputs>, id: string, operation: OperationOptions) {
     const order = await this.core.flow.readOrder(api, id);
+    if (order === "gone") throw new ProxyError(adoptionGone(id), "adopt_not_found");
     const refusal = adoptionRefusal(id, order, inputs.planId);
-    if (refusal || order === "gone") throw new ProxyError(refusal?.message ?? "", refusal?.code ?? "adopt_not_found");
+    if (refusal) throw new ProxyError(refusal.message, refusal.code);
     this.core.log.info(`proxy: adopting order ${id} (${order.status}); nothing is bought`);
     const request = { waitForReady: inputs.waitForReady, deadline: this.core.deadlineOf(inputs, operation), signal: operation.signal };
     return settleOrder(inputs, await this.core.flow.adopt(api, order, request));
