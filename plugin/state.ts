@@ -29,7 +29,7 @@ export function parseUrn(urn: string): ResourceIdentity & { type: string } {
  */
 export class PluginState {
   private settings: ConfigLookup = () => undefined;
-  private readonly cores = new Map<string, ResourceMethods>();
+  private readonly cores = new Map<string, Promise<ResourceMethods>>();
   private functionsCore: OrderProvider | undefined;
   /** An explicit provider whose settings are still unknown (a preview): its resources cannot be judged by them yet. */
   settingsUnknown = false;
@@ -49,12 +49,12 @@ export class PluginState {
     this.functionsCore = undefined;
   }
 
-  /** The core of the resource a URN names, made once for the current settings. */
-  async core(urn: string): Promise<ResourceMethods> {
+  /** The core of the resource a URN names, made once for the current settings (calls in flight share it). */
+  core(urn: string): Promise<ResourceMethods> {
     let core = this.cores.get(urn);
     if (!core) {
-      core = resourceType(parseUrn(urn).type, this.coreOptions(urn));
-      await core.configure(this.configureArgs());
+      const made = resourceType(parseUrn(urn).type, this.coreOptions(urn));
+      core = made.configure(this.configureArgs()).then(() => made);
       this.cores.set(urn, core);
     }
     return core;
