@@ -7,6 +7,3 @@ import type * as pulumi from "@pulumi/pulumi";
 
 /** The names of the outputs a resource class declares (beyond the `id` and `urn` every resource has). */
 export type DeclaredOutputs<C> = Exclude<{ [K in keyof C]-?: C[K] extends pulumi.Output<unknown> ? K : never }[keyof C], "id" | "urn">;
-
-/** True when `A` and `B` are the same set of names. */
-export type SameNames<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

@@ -5,8 +5,8 @@ import * as pulumi from "@pulumi/pulumi";
 import { FLEET_OUTPUT_ONLY_PROPERTIES, type FleetCredential, type FleetInputs, type FleetMember, type FleetOutputs, type FleetProxy } from "../provider/fleet-state";
 import { FLEET_TYPE, PROVIDER_KEY, SERIALIZED_FLEET_PROVIDER } from "../provider/pulumi-host";
 import { PROXY_FLEET } from "../provider/definitions";
-import { secretNames } from "../provider/fields";
-import type { DeclaredOutputs, SameNames } from "./in-sync";
+import { secretNames, type Same } from "../provider/fields";
+import type { DeclaredOutputs } from "./in-sync";
 import { resourceKey } from "./resource-key";
 
 /** Inputs of a {@link ProxyFleet}. */
@@ -90,5 +90,5 @@ export class ProxyFleet extends pulumi.CustomResource {
 }
 
 // The arguments are the description's inputs, and the class declares its inputs and outputs (provider/definitions.ts).
-const inSync: [SameNames<keyof ProxyFleetArgs, keyof FleetInputs>, SameNames<DeclaredOutputs<ProxyFleet>, keyof FleetOutputs>] = [true, true];
+const inSync: [Same<keyof ProxyFleetArgs, keyof FleetInputs>, Same<DeclaredOutputs<ProxyFleet>, keyof FleetOutputs>] = [true, true];
 void inSync;

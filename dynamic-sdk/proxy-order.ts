@@ -6,8 +6,8 @@ import type { StatusReason } from "../contract/types";
 import { OUTPUT_ONLY_PROPERTIES, type OrderInputs, type OrderOutputs, type ProxyCredential, type ProxyInfo } from "../provider/order-state";
 import { ORDER_TYPE, PROVIDER_KEY, SERIALIZED_PROVIDER } from "../provider/pulumi-host";
 import { PROXY_ORDER } from "../provider/definitions";
-import { secretNames } from "../provider/fields";
-import type { DeclaredOutputs, SameNames } from "./in-sync";
+import { secretNames, type Same } from "../provider/fields";
+import type { DeclaredOutputs } from "./in-sync";
 import { resourceKey } from "./resource-key";
 
 /** Inputs of a {@link ProxyOrder}. */
@@ -112,5 +112,5 @@ export class ProxyOrder extends pulumi.CustomResource {
 }
 
 // The arguments are the description's inputs, and the class declares its inputs and outputs (provider/definitions.ts).
-const inSync: [SameNames<keyof ProxyOrderArgs, keyof OrderInputs>, SameNames<DeclaredOutputs<ProxyOrder>, keyof OrderOutputs>] = [true, true];
+const inSync: [Same<keyof ProxyOrderArgs, keyof OrderInputs>, Same<DeclaredOutputs<ProxyOrder>, keyof OrderOutputs>] = [true, true];
 void inSync;

@@ -15,28 +15,21 @@ import { OrderProvider, type ConfigureArgs, type OperationOptions, type OrderPro
 import type { OrderInputs, OrderOutputs } from "../provider/order-state";
 import type { PropertyMap } from "./properties";
 
-/** What the service calls on a resource's core, with properties as the engine sends them. */
-export interface ResourceMethods {
-  configure(req: ConfigureArgs): Promise<void>;
-  check(olds: PropertyMap, news: PropertyMap): Promise<{ inputs: object; failures: Array<{ property: string; reason: string }> }>;
-  diff(id: string, olds: PropertyMap, news: PropertyMap): Promise<{ changes: boolean; replaces: string[]; diffs: string[]; deleteBeforeReplace: boolean }>;
-  create(inputs: PropertyMap, operation: OperationOptions): Promise<{ id: string; outs: object }>;
-  read(id: string, props: PropertyMap): Promise<{ id?: string; props?: object; inputs?: object }>;
-  /** `pulumi import`: the resource by id, with the inputs a program declaring it would have. */
-  import(id: string, resource: ResourceIdentity): Promise<{ id: string; props: object; inputs: object }>;
-  update(id: string, olds: PropertyMap, news: PropertyMap, operation: OperationOptions): Promise<{ outs: object }>;
-  delete(id: string, props: PropertyMap): Promise<void>;
-}
-
 /** A resource's core, in the shape both cores share, for inputs `I` and outputs `O`. */
 interface Lifecycle<I, O> {
   configure(req: ConfigureArgs): Promise<void>;
   check(olds: PropertyMap, news: PropertyMap): Promise<{ inputs: object; failures: Array<{ property: string; reason: string }> }>;
-  diff(id: string, olds: O, news: I): ReturnType<ResourceMethods["diff"]>;
+  diff(id: string, olds: O, news: I): Promise<{ changes: boolean; replaces: string[]; diffs: string[]; deleteBeforeReplace: boolean }>;
   create(inputs: I, operation: OperationOptions): Promise<{ id: string; outs: object }>;
   read(id: string, props: O): Promise<{ id?: string; props?: object; inputs?: object }>;
   update(id: string, olds: O, news: I, operation: OperationOptions): Promise<{ outs: object }>;
   delete(id: string, props: O): Promise<void>;
+}
+
+/** What the service calls on a resource's core, with properties as the engine sends them. */
+export interface ResourceMethods extends Lifecycle<PropertyMap, PropertyMap> {
+  /** `pulumi import`: the resource by id, with the inputs a program declaring it would have. */
+  import(id: string, resource: ResourceIdentity): Promise<{ id: string; props: object; inputs: object }>;
 }
 
 /** The service's methods on `core`, whose inputs and outputs the engine sends as `inputs(map)` and `outputs(map)`. */

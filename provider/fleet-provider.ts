@@ -37,8 +37,6 @@ import { orderExpiry } from "./renewal";
 import { partialFleet, settleFleet, type MemberResult } from "./settle";
 import type { WaitProgress } from "./wait";
 
-export { fleetId } from "./idempotency";
-
 /** Inputs as `check` receives them: anything, until it has validated them. */
 type UncheckedInputs = Partial<Record<keyof FleetInputs, unknown>>;
 

@@ -5,8 +5,7 @@
  */
 import { ProxyError } from "../client/errors";
 import { isTargetState } from "../contract/states";
-import type { FleetMember } from "./fleet-state";
-import { memberOf, proxiesOf, type OrderProxies } from "./fleet-state";
+import { memberOf, proxiesOf, type FleetMember, type OrderProxies } from "./fleet-state";
 import type { MemberAction } from "./fleet-plan";
 import { fleetUnfinished, memberReplaced, orderFailed, orderUnfinished } from "./messages";
 import { toOutputs, type OrderInputs, type OrderOutputs } from "./order-state";

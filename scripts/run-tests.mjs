@@ -97,8 +97,11 @@ function withNode(version) {
   return { ...process.env, PATH: `${nodeBin}:${process.env.PATH}` };
 }
 
-/** Prepares a leg's Node binary and its copy of this tree (installs write to `out`); returns the environment to run it with. */
-function prepareLeg(leg, out) {
+/**
+ * Prepares a leg's Node binary and its copy of this tree (installs write to `out`); resolves with the environment to
+ * run it with. Its installs run as child processes, so the main leg goes on meanwhile.
+ */
+async function prepareLeg(leg, out) {
   const env = withNode(leg.node);
   // A fresh copy of the tracked and new files of this tree: node_modules of its own, with the leg's @pulumi/pulumi.
   const dir = join(cacheRoot, "legs", `node-${leg.node.split(".")[0]}`);
@@ -109,10 +112,10 @@ function prepareLeg(leg, out) {
   for (const file of listed.stdout.split("\0").filter(Boolean)) {
     if (existsSync(join(root, file))) cpSync(join(root, file), join(dir, file), { recursive: true });
   }
-  const install = (args) => run("npm", args, { cwd: dir, env, stdio: ["ignore", out, out] });
-  if (install(["ci", "--no-audit", "--no-fund", "--ignore-scripts"]).status !== 0) throw new Error("npm ci failed");
+  const install = (args) => runAsync("npm", args, { cwd: dir, env, out });
+  if ((await install(["ci", "--no-audit", "--no-fund", "--ignore-scripts"])) !== 0) throw new Error("npm ci failed");
   const pulumiPin = `@pulumi/pulumi@${leg.pulumi}`;
-  if (install(["install", "--no-save", "--no-audit", "--no-fund", "--ignore-scripts", pulumiPin]).status !== 0) {
+  if ((await install(["install", "--no-save", "--no-audit", "--no-fund", "--ignore-scripts", pulumiPin])) !== 0) {
     throw new Error(`npm install ${pulumiPin} failed`);
   }
   return { dir, env };
@@ -152,7 +155,7 @@ const nodeLegs = (process.env.TEST_LEGS === "main" ? [] : legs).map(async (leg) 
   const log = join(mkdtempSync(join(tmpdir(), `pulumi-proxy-${name}-`)), "leg.log");
   const out = openSync(log, "w");
   try {
-    const { dir, env } = prepareLeg(leg, out);
+    const { dir, env } = await prepareLeg(leg, out);
     return { log, totals: await runLeg(name, dir, env, false, out) };
   } catch (error) {
     writeSync(out, `run-tests: leg ${name} could not be set up: ${error.message}\n`);

@@ -3,7 +3,7 @@
  * refresh, `pulumi import` by order ids after the fleet left the state, and destroy.
  */
 import { describe, expect, it } from "vitest";
-import { installPlugin, pathWithoutNode } from "../helpers/plugin-archive";
+import { installPluginWithoutNode } from "../helpers/plugin-archive";
 import { useStack } from "../helpers/stack";
 
 const FLEET_TYPE = "proxy:index:ProxyFleet";
@@ -12,10 +12,7 @@ describe("a ProxyFleet from a YAML program through the plugin (real CLI)", () =>
   const stack = useStack("test/e2e/programs/plugin-fleet", {
     stack: "fleet",
     sandbox: { provisioningMs: 1500 },
-    prepare: async (program) => {
-      await installPlugin(program);
-      program.env.PATH = pathWithoutNode();
-    },
+    prepare: installPluginWithoutNode,
   });
 
   it("buys, previews quietly, refreshes, is imported back by its order ids without buying, and is destroyed", async () => {

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "../../sandbox";
 import { pulumiBinary, PulumiProgram, type CliResult } from "../helpers/pulumi";
 import { useStack } from "../helpers/stack";
-import { installPlugin, pathWithoutNode } from "../helpers/plugin-archive";
+import { installPlugin, installPluginWithoutNode, pathWithoutNode } from "../helpers/plugin-archive";
 import { pythonEnvironment } from "../helpers/python";
 
 const ORDER_TYPE = "proxy:index:ProxyOrder";
@@ -83,10 +83,7 @@ function lifecycle(name: string, programPath: string, prepare: (program: PulumiP
 
 // The examples expect the plugin installed, as users install it: from the release archive (here, this tree's), a
 // single executable, so these programs run with no Node.js on PATH.
-lifecycle("a YAML program", "examples/plugin-yaml", async (program) => {
-  await installPlugin(program);
-  program.env.PATH = pathWithoutNode();
-});
+lifecycle("a YAML program", "examples/plugin-yaml", installPluginWithoutNode);
 
 lifecycle("a Python program", "examples/plugin-python", async (program) => {
   await installPlugin(program);

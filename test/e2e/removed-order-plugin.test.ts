@@ -3,7 +3,7 @@
  * real CLI: refresh drops it, the next `up` buys exactly one order in its place, through a SIGKILL.
  */
 import { describe, it } from "vitest";
-import { installPlugin, pathWithoutNode } from "../helpers/plugin-archive";
+import { installPluginWithoutNode } from "../helpers/plugin-archive";
 import { removeThenRepair } from "../helpers/removed-order";
 import { orderIdsInState } from "../helpers/renewal";
 import { useStack } from "../helpers/stack";
@@ -12,10 +12,7 @@ describe("a ProxyOrder through the installed plugin whose order the operator rem
   const stack = useStack("examples/plugin-yaml", {
     stack: "removed",
     sandbox: { provisioningMs: 1000 },
-    prepare: async (program) => {
-      await installPlugin(program);
-      program.env.PATH = pathWithoutNode();
-    },
+    prepare: installPluginWithoutNode,
   });
 
   it("is dropped by refresh and bought again exactly once, through a SIGKILL", async () => {

@@ -2,7 +2,7 @@
  * Renewal of a ProxyOrder from a YAML program through the plugin, with the real CLI: the reason on the order's own row.
  */
 import { describe, it } from "vitest";
-import { installPlugin, pathWithoutNode } from "../helpers/plugin-archive";
+import { installPluginWithoutNode } from "../helpers/plugin-archive";
 import { buyThenRenew, LIFETIME_MS, RENEW_BEFORE } from "../helpers/renewal";
 import { useStack } from "../helpers/stack";
 
@@ -11,8 +11,7 @@ describe("renewal of a ProxyOrder from a YAML program through the plugin (real C
     stack: "renewal",
     sandbox: { provisioningMs: 1000, orderLifetimeMs: LIFETIME_MS },
     prepare: async (program) => {
-      await installPlugin(program);
-      program.env.PATH = pathWithoutNode();
+      await installPluginWithoutNode(program);
       await program.config("renewBefore", RENEW_BEFORE);
     },
   });

@@ -36,6 +36,12 @@ export async function installPlugin(program: PulumiProgram): Promise<void> {
   await program.run(["plugin", "install", "resource", "proxy", VERSION, "--file", pluginArchive()]);
 }
 
+/** Installs the plugin for `program` and leaves it a PATH without Node.js: how a YAML or Go user runs it. */
+export async function installPluginWithoutNode(program: PulumiProgram): Promise<void> {
+  await installPlugin(program);
+  program.env.PATH = pathWithoutNode();
+}
+
 /**
  * A PATH of the given folders, the language hosts and the Pulumi CLI only: no Node.js (on these machines /bin is
  * /usr/bin, where node lives, so the system folders cannot be on it). Throws if a `node` is found on it anyway.

@@ -3,9 +3,9 @@
  * renewal, partial work kept, import and delete. Waits run on the sandbox's clock.
  */
 import { describe, expect, it } from "vitest";
-import { createFleetProvider, fleetId } from "../../provider/fleet-provider";
+import { createFleetProvider } from "../../provider/fleet-provider";
 import type { FleetInputs, FleetOutputs } from "../../provider/fleet-state";
-import { keyAfterRemovedOrder, memberPurchaseKey, nextPurchaseKey } from "../../provider/idempotency";
+import { fleetId, keyAfterRemovedOrder, memberPurchaseKey, nextPurchaseKey } from "../../provider/idempotency";
 import { PartialOrderError } from "../../provider/pulumi-host";
 import { sandboxClock, useSandbox } from "../helpers/sandbox";
 
