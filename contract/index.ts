@@ -5,6 +5,7 @@
  */
 export * from "./errors";
 export * from "./idempotency";
+export * from "./openapi";
 export * from "./states";
 export type * from "./types";
 export * from "./wire";

@@ -9,7 +9,8 @@
 import { z } from "zod";
 import type { Order, ProxyPage, Usage } from "./types";
 
-const proxyWire = z.looseObject({
+/** A proxy record (`GET /v1/proxies`, an order's `proxies`). */
+export const proxyWire = z.looseObject({
   ip: z.string().min(1),
   port: z.number().int().min(1).max(65535),
   type: z.string(),
@@ -76,6 +77,22 @@ export const problemWire = z.looseObject({
 /** `POST /v1/orders` body, as the API accepts it: `plan_id` only, 1 to 128 characters. */
 export const createOrderRequestWire = z.strictObject({
   plan_id: z.string().min(1).max(128),
+});
+
+/**
+ * The problem document (RFC 9457 with the contract's `code` and `request_id`) that the contract has an API send with
+ * every 4xx and 5xx: what the sandbox sends and what the OpenAPI document promises. Clients read errors with the
+ * lenient {@link problemWire}, since a real API may send another shape.
+ */
+export const problemDocumentWire = z.looseObject({
+  type: z.string(),
+  title: z.string(),
+  status: z.number().int().min(400).max(599),
+  detail: z.string(),
+  instance: z.string().optional(),
+  code: z.string().min(1),
+  request_id: z.string().min(1),
+  errors: z.array(z.looseObject({ pointer: z.string(), detail: z.string() })).optional(),
 });
 
 /** `snake_case` to `camelCase`, as a type. */

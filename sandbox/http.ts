@@ -1,8 +1,9 @@
 /**
- * Small HTTP helpers of the sandbox: JSON and problem+json responses.
+ * Small HTTP helpers of the sandbox: JSON and problem+json answers, and writing them.
  */
 import type { ServerResponse } from "node:http";
 import { defaultErrorCode } from "../contract";
+import type { Answer } from "./answer-check";
 
 const TITLE_BY_STATUS: Record<number, string> = {
   400: "Invalid request",
@@ -40,39 +41,33 @@ export class Problem extends Error {
   }
 }
 
-/** Writes a JSON body. */
-export function sendJson(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    "content-type": "application/json; charset=utf-8",
-    "content-length": Buffer.byteLength(text),
-    ...headers,
-  });
-  res.end(text);
+/** A JSON answer. */
+export function jsonAnswer(status: number, body: unknown, headers: Record<string, string> = {}): Answer {
+  return { status, body, headers: { "content-type": "application/json; charset=utf-8", ...headers } };
 }
 
-/** Writes an RFC 9457 problem document with the contract's extra fields. */
-export function sendProblem(res: ServerResponse, problem: Problem, requestId: string, instance: string): void {
-  const text = JSON.stringify({
-    type: `https://docs.invalid/problems/${problem.code}`,
-    title: TITLE_BY_STATUS[problem.status] ?? "Error",
+/** An RFC 9457 problem document with the contract's extra fields. */
+export function problemAnswer(problem: Problem, requestId: string, instance: string): Answer {
+  return {
     status: problem.status,
-    detail: problem.detail,
-    instance,
-    code: problem.code,
-    request_id: requestId,
-    ...(problem.options.errors ? { errors: problem.options.errors } : {}),
-  });
-  res.writeHead(problem.status, {
-    "content-type": "application/problem+json; charset=utf-8",
-    "content-length": Buffer.byteLength(text),
-    ...problem.options.headers,
-  });
+    body: {
+      type: `https://docs.invalid/problems/${problem.code}`,
+      title: TITLE_BY_STATUS[problem.status] ?? "Error",
+      status: problem.status,
+      detail: problem.detail,
+      instance,
+      code: problem.code,
+      request_id: requestId,
+      ...(problem.options.errors ? { errors: problem.options.errors } : {}),
+    },
+    headers: { "content-type": "application/problem+json; charset=utf-8", ...problem.options.headers },
+  };
+}
+
+/** Writes an answer. */
+export function send(res: ServerResponse, answer: Answer): void {
+  const text = JSON.stringify(answer.body);
+  res.writeHead(answer.status, { ...answer.headers, "content-length": Buffer.byteLength(text) });
   res.end(text);
 }
 

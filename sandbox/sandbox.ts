@@ -45,6 +45,12 @@ export interface SandboxOptions {
    * mean `"always"` and `"never"`. @default "always"
    */
   rateLimitHints?: RateLimitHints | boolean;
+  /**
+   * Check every answer under `/v1` against the contract (the schemas and statuses docs/openapi.json is written from)
+   * before sending it; an answer that breaks it is replaced by a `500` and recorded in `contractViolations`.
+   * @default true
+   */
+  checkAnswers?: boolean;
 }
 
 /** One request the sandbox received, as tests see it. The key itself is never recorded. */
@@ -92,6 +98,8 @@ export interface Sandbox {
   requests: RecordedRequest[];
   /** Every order created, in order. */
   createdOrders: CreatedOrder[];
+  /** Answers that broke the contract (see `checkAnswers`), each described; empty while the sandbox keeps it. */
+  contractViolations: string[];
   /** Marks an order `cancelled`, as an operator refund would. */
   cancelOrder(id: string): void;
   /** Removes an order, so reads of it answer `404`. */

@@ -9,7 +9,9 @@ import { handleAdmin } from "./admin";
 import { SANDBOX_API_KEY, SANDBOX_READ_ONLY_API_KEY, type CreatedOrder, type RecordedRequest, type Sandbox, type SandboxOptions, type SandboxSettings } from "./sandbox";
 import { createClock } from "./clock";
 import { Faults, type FailFault } from "./faults";
-import { parseMaybe, Problem, sendJson, sendProblem } from "./http";
+import { contractProblems, type Answer } from "./answer-check";
+import { jsonAnswer, parseMaybe, Problem, problemAnswer, send } from "./http";
+import { openApiDocument } from "../contract";
 import { RateLimiter, sendsHints } from "./rate-limit";
 import { route } from "./routes";
 import { SandboxState } from "./state";
@@ -30,6 +32,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     options.rateLimit === false ? undefined : new RateLimiter(options.rateLimit ?? { requestsPerSecond: 10 }, now);
   const requests: RecordedRequest[] = [];
   const createdOrders: CreatedOrder[] = [];
+  const contractViolations: string[] = [];
 
   const sandbox: Omit<Sandbox, "url" | "port" | "stop"> = {
     apiKey,
@@ -39,6 +42,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     settings,
     requests,
     createdOrders,
+    contractViolations,
     cancelOrder(id) {
       const order = state.orders.get(id);
       if (!order) throw new Problem(404, `No order has the id "${id}".`);
@@ -65,7 +69,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const requestId = `req_${randomBytes(8).toString("hex")}`;
-    res.setHeader("x-request-id", requestId);
     const url = new URL(req.url ?? "/", "http://sandbox");
     const method = req.method ?? "GET";
     const header = (name: string): string | undefined => {
@@ -83,9 +86,21 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       requestId,
     };
     requests.push(record);
-    const answer = (status: number, body: unknown, headers?: Record<string, string>): void => {
-      record.status = status;
-      sendJson(res, status, body, headers);
+    // An injected fault is a departure the test chose, so its answer is not checked.
+    let injected = false;
+    const finish = (answer: Answer): void => {
+      const sent = { ...answer, headers: { ...answer.headers, "x-request-id": requestId } };
+      const checked = url.pathname.startsWith("/v1/") && options.checkAnswers !== false && !injected;
+      const problems = checked ? contractProblems(method, url.pathname, sent) : [];
+      if (problems.length > 0) {
+        const violation = `${method} ${url.pathname} answered ${answer.status} against the contract: ${problems.join("; ")}`;
+        contractViolations.push(violation);
+        console.error(`sandbox: ${violation}`);
+        finish(problemAnswer(new Problem(500, `The sandbox broke the contract (${problems.join("; ")}).`), requestId, url.pathname));
+        return;
+      }
+      record.status = sent.status;
+      send(res, sent);
     };
     try {
       const body = await readBody(req);
@@ -93,7 +108,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       if (url.pathname.startsWith("/__sandbox/") && options.enableAdmin) {
         if (auth !== "valid") throw new Problem(401, "The admin routes need the sandbox's full API key.");
         const admin = handleAdmin(method, url.pathname, body, sandbox);
-        answer(admin.status, admin.body);
+        finish(jsonAnswer(admin.status, admin.body));
+        return;
+      }
+      if (url.pathname === "/openapi.json" && method === "GET") {
+        finish(jsonAnswer(200, openApiDocument()));
         return;
       }
       if (!url.pathname.startsWith("/v1/")) {
@@ -120,9 +139,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
           });
         }
       }
-      const injected = faults.takeFailure(method, url.pathname);
-      if (injected) {
-        throw injectedProblem(injected);
+      const fault = faults.takeFailure(method, url.pathname);
+      if (fault) {
+        injected = true;
+        throw injectedProblem(fault);
       }
       const result = await route(
         {
@@ -155,15 +175,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       if (faults.delayMs > 0 && result.committedOrderId === undefined) {
         await sleep(faults.delayMs);
       }
-      answer(result.status, result.body, { ...limitHeaders, ...result.headers });
+      finish(jsonAnswer(result.status, result.body, { ...limitHeaders, ...result.headers }));
     } catch (error) {
       const problem =
         error instanceof Problem ? error : new Problem(500, "The sandbox failed unexpectedly; see its console.");
       if (!(error instanceof Problem)) {
         console.error("sandbox: unexpected error", error);
       }
-      record.status = problem.status;
-      sendProblem(res, problem, requestId, url.pathname);
+      finish(problemAnswer(problem, requestId, url.pathname));
     }
   };
 

@@ -2,7 +2,7 @@
  * Starts a sandbox on a free loopback port for one test file, and builds clients for it.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterAll, beforeAll, beforeEach } from "vitest";
+import { afterAll, beforeAll, beforeEach, expect } from "vitest";
 import { ProxyApiClient } from "../../client/client";
 import type { ClientOptions } from "../../client/request";
 import { startSandbox, type Sandbox, type SandboxOptions } from "../../sandbox";
@@ -18,6 +18,8 @@ export function useSandbox(options: SandboxOptions = {}): { current: Sandbox; cl
   });
   afterAll(async () => {
     await holder.current.stop();
+    // Every answer of the file's tests kept the contract (sandbox/answer-check.ts).
+    expect(holder.current.contractViolations).toEqual([]);
   });
   holder.client = (extra = {}) =>
     new ProxyApiClient({

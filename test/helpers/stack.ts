@@ -1,7 +1,7 @@
 /**
  * The usual setting of an end-to-end test: a sandbox, and a stack of a program pointed at it, for one describe block.
  */
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { startSandbox, type Sandbox, type SandboxOptions } from "../../sandbox";
 import { PulumiProgram } from "./pulumi";
 
@@ -35,6 +35,8 @@ export function useStack(programPath: string, options: UseStackOptions = {}): St
   afterAll(async () => {
     stack.program?.cleanup();
     await stack.sandbox?.stop();
+    // Every answer of the block's tests kept the contract (sandbox/answer-check.ts).
+    expect(stack.sandbox?.contractViolations ?? []).toEqual([]);
   });
   return stack;
 }
