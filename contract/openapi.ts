@@ -156,7 +156,7 @@ export function openApiDocument(): Record<string, unknown> {
               name: "type",
               in: "query",
               description: `Only proxies of these types, comma separated: ${PROXY_TYPES.join(", ")}. An unknown type answers \`400\`.`,
-              schema: { type: "string" },
+              schema: { type: "string", pattern: `^(${PROXY_TYPES.join("|")})(,(${PROXY_TYPES.join("|")}))*$` },
             },
             { name: "country", in: "query", description: "Only proxies in these countries (ISO 3166-1 alpha-2), comma separated.", schema: { type: "string" } },
             {
@@ -166,7 +166,13 @@ export function openApiDocument(): Record<string, unknown> {
               schema: { type: "string" },
             },
           ],
-          responses: { "200": successResponse("A page of proxies.", "ProxyPage"), ...errors("GET /v1/proxies") },
+          responses: {
+            "200": {
+              ...successResponse("A page of proxies.", "ProxyPage"),
+              links: { NextPage: { operationId: "listProxies", parameters: { cursor: "$response.body#/next_cursor" }, description: "The next page, while `has_more` is true." } },
+            },
+            ...errors("GET /v1/proxies"),
+          },
         },
       },
       "/v1/orders": {
@@ -186,7 +192,10 @@ export function openApiDocument(): Record<string, unknown> {
           ],
           requestBody: { required: true, content: { "application/json": { schema: ref("CreateOrderRequest") } } },
           responses: {
-            "201": successResponse("The new order, `pending`.", "Order", { Location: headerRef("LocationRequired") }),
+            "201": {
+              ...successResponse("The new order, `pending`.", "Order", { Location: headerRef("LocationRequired") }),
+              links: { GetOrder: { operationId: "getOrder", parameters: { id: "$response.body#/id" }, description: "Poll the new order until it is `active`." } },
+            },
             "200": successResponse("An idempotent replay: the key's order, in its current state.", "Order", {
               "Idempotent-Replayed": headerRef("IdempotentReplayed"),
               Location: headerRef("Location"),

@@ -76,7 +76,7 @@ export const problemWire = z.looseObject({
 
 /** `POST /v1/orders` body, as the API accepts it: `plan_id` only, 1 to 128 characters. */
 export const createOrderRequestWire = z.strictObject({
-  plan_id: z.string().min(1).max(128),
+  plan_id: z.string().min(1).max(128).meta({ examples: ["dc-us-5"] }),
 });
 
 /**

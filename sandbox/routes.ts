@@ -85,11 +85,12 @@ function listProxies(req: RouteRequest, ctx: RouteContext): RouteResponse {
       errors: [{ pointer: "limit", detail: `got "${limitText}"` }],
     });
   }
-  const types = splitList(req.query.get("type"));
+  const typeText = req.query.get("type");
+  const types = typeText === null ? [] : typeText.split(",");
   const unknown = types.filter((t) => !KNOWN_TYPES.has(t));
   if (unknown.length > 0) {
     throw new Problem(400, `Unknown proxy type: ${unknown.join(", ")}.`, {
-      errors: [{ pointer: "type", detail: `allowed: ${[...KNOWN_TYPES].join(", ")}` }],
+      errors: [{ pointer: "type", detail: `allowed, comma separated: ${[...KNOWN_TYPES].join(", ")}` }],
     });
   }
   const countries = splitList(req.query.get("country")).map((c) => c.toUpperCase());

@@ -43,3 +43,19 @@ export function pythonEnvironment(options: { sdk?: string; name?: string } = {})
   }
   return venv;
 }
+
+/** The Schemathesis release the fuzz test runs (PyPI). */
+export const SCHEMATHESIS_VERSION = "4.32.5";
+
+/** The `st` executable of a virtualenv in the cache folder holding Schemathesis, created on first use. */
+export function schemathesis(): string {
+  const venv = join(cacheRoot, `schemathesis-${SCHEMATHESIS_VERSION}`);
+  const complete = join(venv, ".pulumi-proxy-complete");
+  if (!existsSync(complete)) {
+    rmSync(venv, { recursive: true, force: true });
+    execFileSync("python3", ["-m", "venv", venv], { stdio: "pipe" });
+    execFileSync(join(venv, "bin", "python"), ["-m", "pip", "--disable-pip-version-check", "-q", "install", `schemathesis==${SCHEMATHESIS_VERSION}`], { stdio: "pipe" });
+    writeFileSync(complete, "");
+  }
+  return join(venv, "bin", "st");
+}
