@@ -1,0 +1,517 @@
+/**
+ * The contract check: each assumption the provider makes about the API (docs/api-contract.md), tried against a
+ * server, with what was seen and what the provider does about it. Read-only unless `buy` names a plan: then it buys
+ * that plan once (twice if the server ignores `Idempotency-Key`), replays the purchase, and reads the order until it
+ * is ready.
+ *
+ * An assumption is `breaking` when a server that differs makes the provider fail or risk money; the others cost
+ * something (a lost detail, more requests) but the provider works. Where the provider reads an answer, the effect
+ * quotes what its client says of it, so a user sees the message they would meet.
+ */
+import { randomBytes } from "node:crypto";
+import { ProxyApiClient } from "../client/client";
+import {
+  isPendingState,
+  isSpentState,
+  isTargetState,
+  orderWire,
+  PENDING_ORDER_STATES,
+  problemDocumentWire,
+  PROXY_TYPES,
+  proxyPageWire,
+  proxyWire,
+  readWire,
+  SPENT_ORDER_STATES,
+  TARGET_ORDER_STATES,
+  usageWire,
+} from "../contract";
+import { describe, send, type Probe, type Seen } from "./probe";
+
+/** One assumption, as the check found it. */
+export interface Finding {
+  /** The assumption, in a sentence. */
+  assumption: string;
+  /** Whether the server keeps it; null when it could not be checked (the reason is in `seen`). */
+  holds: boolean | null;
+  /** Whether a server that differs makes the provider fail or risk money. */
+  breaking: boolean;
+  /** What the server did. */
+  seen: string;
+  /** What the provider does, given what was seen. */
+  effect: string;
+}
+
+/** What to check. */
+export interface CheckOptions {
+  /** The API's base URL, without `/v1`. */
+  baseUrl: string;
+  /** The account's key. It is sent only as the contract says, and never printed. */
+  apiKey: string;
+  /** Buy this plan once to check purchases, replays and readiness. Read-only when undefined. */
+  buy?: string;
+  /** How long to wait for the bought order to be ready, in milliseconds. @default 1200000 (20 minutes) */
+  readyTimeoutMs?: number;
+  /** Called as each finding is made (for progress). */
+  onFinding?: (finding: Finding) => void;
+  /** Pauses between polls; tests pass a faster one. @default a timer */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+const WORKS = "Works.";
+const KNOWN_STATES: readonly string[] = [...PENDING_ORDER_STATES, ...TARGET_ORDER_STATES, ...SPENT_ORDER_STATES];
+const PROBLEM_JSON = /^application\/problem\+json/;
+
+/** Runs every check; resolves with the findings in the order they were made. Never rejects for a server's answer. */
+export async function checkApi(options: CheckOptions): Promise<Finding[]> {
+  return new ApiCheck(options).run();
+}
+
+/** Whether any breaking assumption differs: the check's exit status is non-zero then. */
+export function anyBreaking(findings: readonly Finding[]): boolean {
+  return findings.some((f) => f.breaking && f.holds === false);
+}
+
+class ApiCheck {
+  private readonly findings: Finding[] = [];
+  private readonly answers: Seen[] = [];
+  private readonly client: ProxyApiClient;
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  constructor(private readonly options: CheckOptions) {
+    this.client = new ProxyApiClient({ baseUrl: options.baseUrl, apiKey: options.apiKey, maxAttempts: 2, initialRetryDelayMs: 200, callDeadlineMs: 30_000 });
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  }
+
+  async run(): Promise<Finding[]> {
+    const reachable = await this.authentication();
+    if (reachable) {
+      await this.wrongKey();
+      await this.usage();
+      await this.unknownOrder();
+      // After a purchase the account holds proxies, so the list's pages and filters can be seen.
+      if (this.options.buy !== undefined) await this.purchase(this.options.buy);
+      await this.list();
+      this.acrossAnswers();
+    }
+    return this.findings;
+  }
+
+  private note(finding: Finding): void {
+    const redacted = { ...finding, seen: this.redact(finding.seen), effect: this.redact(finding.effect) };
+    this.findings.push(redacted);
+    this.options.onFinding?.(redacted);
+  }
+
+  /** A server might echo the key in an answer; the report never shows it. */
+  private redact(text: string): string {
+    return this.options.apiKey.length >= 4 ? text.split(this.options.apiKey).join("[api key]") : text;
+  }
+
+  private async call(probe: Omit<Probe, "authorization"> & { authorization?: string | null }): Promise<Seen> {
+    const authorization = probe.authorization === null ? undefined : (probe.authorization ?? `Bearer ${this.options.apiKey}`);
+    const seen = await send(this.options.baseUrl, { ...probe, authorization });
+    this.answers.push(seen);
+    return seen;
+  }
+
+  /** What the provider's client says when it reads this endpoint (its error message), or undefined when it reads it. */
+  private async clientSays(read: () => Promise<unknown>): Promise<string | undefined> {
+    try {
+      await read();
+      return undefined;
+    } catch (error) {
+      return (error instanceof Error ? error.message : String(error)).replace(/\.\s*$/, "");
+    }
+  }
+
+  private async authentication(): Promise<boolean> {
+    const assumption = "The API answers at the base URL, and accepts the key as `Authorization: Bearer <key>`.";
+    let seen: Seen;
+    try {
+      seen = await this.call({ method: "GET", path: "/usage" });
+    } catch (error) {
+      this.note({
+        assumption,
+        holds: false,
+        breaking: true,
+        seen: `GET /v1/usage got no answer: ${error instanceof Error ? error.message : String(error)}`,
+        effect: "Every operation fails with a connection error. Check the base URL (without /v1) and the network; nothing else was checked.",
+      });
+      return false;
+    }
+    if (seen.status >= 200 && seen.status < 300) {
+      this.note({ assumption, holds: true, breaking: true, seen: describe(seen), effect: WORKS });
+      return true;
+    }
+    const said = await this.clientSays(() => this.client.getUsage());
+    const challenge = seen.headers["www-authenticate"] ? ` It asks for: WWW-Authenticate: ${seen.headers["www-authenticate"]}.` : "";
+    this.note({
+      assumption,
+      holds: false,
+      breaking: true,
+      seen: `${describe(seen)}.${challenge}`,
+      effect: `Every operation fails, with: ${said ?? `status ${seen.status}`} ${seen.status === 404 ? "Check the base URL: it must not end in /v1." : "If the key is right, the server expects another way of sending it; the provider sends only the Bearer header."}`,
+    });
+    return seen.status !== 401 && seen.status !== 403 && seen.status !== 404;
+  }
+
+  private async wrongKey(): Promise<void> {
+    const seen = await this.call({ method: "GET", path: "/usage", authorization: `Bearer sk_pulumi_proxy_check_${randomBytes(6).toString("hex")}` });
+    const holds = seen.status === 401;
+    this.note({
+      assumption: "A key the API does not know answers `401`.",
+      holds,
+      breaking: false,
+      seen: describe(seen),
+      effect: holds
+        ? WORKS
+        : seen.status === 403
+          ? "Works: a 403 is reported as a key that may not do this, rather than one that is not accepted."
+          : seen.status < 300
+            ? "Works, but this server accepts any key: make sure it is the API you mean to buy from."
+            : `Works; a wrong key shows as status ${seen.status} rather than as a key that is not accepted.`,
+    });
+    const problem = readWire(problemDocumentWire, seen.json);
+    this.note({
+      assumption: "Errors are `application/problem+json` with `code` and `request_id`.",
+      holds: PROBLEM_JSON.test(seen.headers["content-type"] ?? "") && problem.ok,
+      breaking: false,
+      seen: describe(seen),
+      effect:
+        PROBLEM_JSON.test(seen.headers["content-type"] ?? "") && problem.ok
+          ? WORKS
+          : "Works: errors still show the status and the text the server sent, but are told apart by status alone, not by code.",
+    });
+  }
+
+  private async usage(): Promise<void> {
+    const seen = await this.call({ method: "GET", path: "/usage" });
+    const parsed = readWire(usageWire, seen.json);
+    const said = parsed.ok ? undefined : await this.clientSays(() => this.client.getUsage());
+    this.note({
+      assumption: "`GET /v1/usage` answers the contract's shape: `period`, `as_of`, `bandwidth.used_bytes`/`limit_bytes` and `requests.used`/`limit`, bytes as integers.",
+      holds: parsed.ok,
+      breaking: true,
+      seen: parsed.ok ? describe(seen) : `${describe(seen)} (${parsed.problem})`,
+      effect: parsed.ok
+        ? WORKS
+        : `getUsage fails, with: ${said ?? parsed.problem}. Refresh also uses this endpoint to tell a removed order from a wrong base URL, so removed orders are kept in the state instead of being dropped.`,
+    });
+  }
+
+  private async list(): Promise<void> {
+    const seen = await this.call({ method: "GET", path: "/proxies?limit=1" });
+    const parsed = readWire(proxyPageWire, seen.json);
+    if (!parsed.ok) {
+      const said = await this.clientSays(() => this.client.listProxies());
+      this.note({
+        assumption: "`GET /v1/proxies` answers `{ data: [proxy], has_more, next_cursor }`, each proxy with `ip`, `port`, `type` and `country`.",
+        holds: false,
+        breaking: true,
+        seen: `${describe(seen)} (${parsed.problem})`,
+        effect: `getProxies fails, with: ${said ?? parsed.problem}. Refresh reads every order by id instead of the list.`,
+      });
+      return;
+    }
+    this.note({
+      assumption: "`GET /v1/proxies` answers `{ data: [proxy], has_more, next_cursor }`, each proxy with `ip`, `port`, `type` and `country`.",
+      holds: true,
+      breaking: true,
+      seen: describe(seen),
+      effect: WORKS,
+    });
+    await this.pages(seen, parsed.data);
+    await this.filters(parsed.data.data);
+    const extra = [...new Set(parsed.data.data.flatMap((proxy) => Object.keys(proxy).filter((key) => !(key in proxyWire.shape))))];
+    this.note({
+      assumption: "Fields the contract does not name are kept, not refused.",
+      holds: true,
+      breaking: false,
+      seen: extra.length > 0 ? `proxies carry fields the contract does not name: ${extra.join(", ")}` : "no fields beyond the contract's in the first page",
+      effect: extra.length > 0 ? "Works: they are kept in getProxies' results (renamed to camelCase)." : WORKS,
+    });
+  }
+
+  private async pages(first: Seen, page: { data: unknown[]; has_more?: boolean; next_cursor?: string | null }): Promise<void> {
+    const assumption = "The list comes in pages: `limit` is honoured, and `next_cursor` fetches the next page while `has_more` is true.";
+    if (page.has_more === true && page.next_cursor) {
+      const next = await this.call({ method: "GET", path: `/proxies?limit=1&cursor=${encodeURIComponent(page.next_cursor)}` });
+      const ok = readWire(proxyPageWire, next.json).ok && next.status === 200;
+      this.note({
+        assumption,
+        holds: ok && page.data.length <= 1,
+        breaking: false,
+        seen: `${describe(first)}; then ${describe(next)}`,
+        effect: ok ? WORKS : "getProxies fails past the first page; refresh reads each order by id instead of the list.",
+      });
+      return;
+    }
+    if (page.data.length > 1) {
+      this.note({
+        assumption,
+        holds: false,
+        breaking: false,
+        seen: `limit=1 answered ${page.data.length} proxies${page.has_more === undefined ? " without `has_more`" : ""}`,
+        effect: "Works: an answer without `has_more` is read as the whole list in one page. If the server cuts long lists short without saying so, getProxies misses proxies.",
+      });
+      return;
+    }
+    this.note({
+      assumption,
+      holds: page.has_more === undefined ? null : true,
+      breaking: false,
+      seen:
+        page.has_more === undefined
+          ? "the first page has no `has_more` (the seed's shape) and the account has at most one proxy, so paging could not be seen"
+          : "the account has at most one proxy; the page says there is no more",
+      effect: page.has_more === undefined ? "Works: an answer without `has_more` is read as the whole list." : WORKS,
+    });
+  }
+
+  private async filters(proxies: ReadonlyArray<{ type: string }>): Promise<void> {
+    const bad = await this.call({ method: "GET", path: "/proxies?type=not-a-proxy-type" });
+    this.note({
+      assumption: "An unknown proxy type in the list's `type` filter answers `400`.",
+      holds: bad.status === 400,
+      breaking: false,
+      seen: describe(bad),
+      effect:
+        bad.status === 400
+          ? WORKS
+          : "Works, but a misspelt `type` in getProxies is not reported: it returns what the server chose to return for it.",
+    });
+    const type = proxies[0]?.type ?? PROXY_TYPES[0];
+    const filtered = await this.call({ method: "GET", path: `/proxies?limit=100&type=${encodeURIComponent(type)}` });
+    const page = readWire(proxyPageWire, filtered.json);
+    const others = page.ok ? page.data.data.filter((p) => p.type !== type).length : 0;
+    this.note({
+      assumption: "The list's filters (`type`, `country`, `order_id`) are applied by the server.",
+      holds: page.ok && others === 0,
+      breaking: false,
+      seen: page.ok ? `type=${type} answered ${page.data.data.length} proxies${others > 0 ? `, ${others} of another type` : ", all of that type"}` : describe(filtered),
+      effect: others > 0 ? "getProxies with `type`, `country` or `orderId` returns proxies that do not match: the stack's outputs would be wrong." : WORKS,
+    });
+  }
+
+  private async unknownOrder(): Promise<void> {
+    const id = `ord_pulumi_proxy_check_${randomBytes(6).toString("hex")}`;
+    const seen = await this.call({ method: "GET", path: `/orders/${id}` });
+    this.note({
+      assumption: "An order id the account does not have answers `404`.",
+      holds: seen.status === 404,
+      breaking: false,
+      seen: describe(seen),
+      effect:
+        seen.status === 404
+          ? WORKS
+          : `Works with something lost: a removed order is never recognised as gone, so its refresh fails with status ${seen.status} until it is removed from the state by hand (\`pulumi state delete\`).`,
+    });
+  }
+
+  private async purchase(planId: string): Promise<void> {
+    const key = `pulumi-proxy-check-${randomBytes(8).toString("hex")}`;
+    const body = JSON.stringify({ plan_id: planId });
+    const first = await this.call({ method: "POST", path: "/orders", headers: { "idempotency-key": key }, body });
+    const made = readWire(orderWire, first.json);
+    if (first.status >= 300 || !made.ok) {
+      this.note({
+        assumption: "`POST /v1/orders` buys the plan: `201` with the order and `Location`.",
+        holds: false,
+        breaking: first.status < 300,
+        seen: describe(first),
+        effect:
+          first.status >= 300
+            ? `Nothing was bought, so purchases, replays and readiness were not checked. Fix what the answer says (a plan id the API knows, a balance) and run the check again.`
+            : `A purchase is made but its answer cannot be read (${made.ok ? "" : made.problem}): create fails after buying, and the order shows only in the error.`,
+      });
+      return;
+    }
+    const order = made.data;
+    const created = first.status === 201 && Boolean(first.headers.location);
+    this.note({
+      assumption: "`POST /v1/orders` buys the plan: `201` with the order and `Location`.",
+      holds: created,
+      breaking: false,
+      seen: `${describe(first)}; Location: ${first.headers.location ?? "(none)"}`,
+      effect: created ? WORKS : "Works: any 2xx with an order is read as the purchase; logs cannot tell a first purchase from a replay.",
+    });
+    await this.replay(key, body, order.id);
+    await this.readiness(order.id, order.status);
+  }
+
+  private async replay(key: string, body: string, id: string): Promise<void> {
+    let again = await this.call({ method: "POST", path: "/orders", headers: { "idempotency-key": key }, body });
+    for (let tries = 0; again.status === 409 && tries < 10; tries++) {
+      await this.sleep(1000);
+      again = await this.call({ method: "POST", path: "/orders", headers: { "idempotency-key": key }, body });
+    }
+    const order = readWire(orderWire, again.json);
+    const sameOrder = order.ok && order.data.id === id;
+    if (order.ok && !sameOrder) {
+      this.note({
+        assumption: "The same `Idempotency-Key` and body answer the same order again, and buy nothing.",
+        holds: false,
+        breaking: true,
+        seen: `The replay bought a second order: ${id} and then ${order.data.id} (${describe(again)}).`,
+        effect:
+          "THIS SERVER IGNORES Idempotency-Key. Every retry after a lost answer, every resumed `pulumi up` and every timeout buys the plan again, and money is lost. Do not point a stack at it. This check bought two orders; both stay with the account.",
+      });
+      return;
+    }
+    const replayed = again.headers["idempotent-replayed"] === "true";
+    this.note({
+      assumption: "The same `Idempotency-Key` and body answer the same order again, and buy nothing.",
+      holds: sameOrder,
+      breaking: true,
+      seen: sameOrder ? `${describe(again)}; Idempotent-Replayed: ${again.headers["idempotent-replayed"] ?? "(none)"}` : describe(again),
+      effect: sameOrder
+        ? replayed
+          ? WORKS
+          : "Works: the same order came back, though without `Idempotent-Replayed: true`."
+        : `A retried purchase fails with status ${again.status} instead of finding its order: a create interrupted after the purchase cannot recover it and stops with an error (nothing is bought twice).`,
+    });
+  }
+
+  private async readiness(id: string, firstStatus: string): Promise<void> {
+    const deadline = Date.now() + (this.options.readyTimeoutMs ?? 20 * 60_000);
+    const states = new Set<string>([firstStatus]);
+    let estimate = false;
+    let last: Seen | undefined;
+    for (;;) {
+      last = await this.call({ method: "GET", path: `/orders/${encodeURIComponent(id)}` });
+      const order = readWire(orderWire, last.json);
+      if (last.status === 200 && order.ok) {
+        states.add(order.data.status);
+        if (order.data.estimated_ready_at) estimate = true;
+        if (!isPendingState(order.data.status)) break;
+      }
+      if (Date.now() >= deadline) break;
+      const hint = Number(last.headers["retry-after"]);
+      await this.sleep(Number.isFinite(hint) && hint > 0 ? Math.min(hint * 1000, 10_000) : 2000);
+    }
+    const unknown = [...states].filter((s) => !KNOWN_STATES.includes(s));
+    this.note({
+      assumption: `Orders move through the contract's states: ${KNOWN_STATES.join(", ")}.`,
+      holds: unknown.length === 0,
+      breaking: true,
+      seen: `order ${id} went through ${[...states].join(" -> ")}`,
+      effect:
+        unknown.length === 0
+          ? WORKS
+          : `create fails fast, with: Order ${id} is in the state "${unknown[0]}", which this provider does not know (expected one of ${KNOWN_STATES.join(", ")}). The API may have changed; please report it.`,
+    });
+    this.note({
+      assumption: "A pending order carries `estimated_ready_at` (optional in the contract).",
+      holds: estimate ? true : null,
+      breaking: false,
+      seen: estimate ? "estimated_ready_at was sent" : "no estimated_ready_at was sent",
+      effect: estimate ? WORKS : "Works: the provider polls on its own schedule instead (a few more reads per order).",
+    });
+    const final = last ? readWire(orderWire, last.json) : undefined;
+    const status = final?.ok ? final.data.status : undefined;
+    if (status === undefined || !isTargetState(status)) {
+      this.note({
+        assumption: "A bought order becomes `active`, with its `proxies`.",
+        holds: null,
+        breaking: false,
+        seen: status && isSpentState(status) ? `order ${id} ended ${status}` : `order ${id} was not active by the deadline${last ? ` (${describe(last)})` : ""}`,
+        effect: "Readiness and the list could not be checked; run the check again with a plan that provisions.",
+      });
+      return;
+    }
+    const proxies = final?.ok ? final.data.proxies : undefined;
+    this.note({
+      assumption: "A bought order becomes `active`, with its `proxies`.",
+      holds: Array.isArray(proxies),
+      breaking: false,
+      seen: `order ${id} is active with ${Array.isArray(proxies) ? `${proxies.length} proxies` : "no `proxies` field"}`,
+      effect: Array.isArray(proxies) ? WORKS : "Works with something lost: the order's outputs show no proxies.",
+    });
+    await this.listed(id);
+  }
+
+  private async listed(id: string): Promise<void> {
+    let seen: Seen | undefined;
+    for (let tries = 0; tries < 5; tries++) {
+      seen = await this.call({ method: "GET", path: `/proxies?limit=1000&order_id=${encodeURIComponent(id)}` });
+      const page = readWire(proxyPageWire, seen.json);
+      if (page.ok && page.data.data.length > 0) {
+        const tagged = page.data.data.every((p) => p.order_id === id);
+        this.note({
+          assumption: "An active order's proxies are in the list, each with its `order_id`.",
+          holds: tagged,
+          breaking: false,
+          seen: `order_id=${id} listed ${page.data.data.length} proxies${tagged ? ", each with its order_id" : ", not all with this order_id"}`,
+          effect: tagged ? WORKS : "Works with something lost: refresh reads every order by id instead of the list (one request per order).",
+        });
+        return;
+      }
+      await this.sleep(1000);
+    }
+    this.note({
+      assumption: "An active order's proxies are in the list, each with its `order_id`.",
+      holds: false,
+      breaking: false,
+      seen: seen ? `${describe(seen)} (after 5 tries)` : "no answer",
+      effect: "Works with something lost: refresh reads every order by id instead of the list (one request per order).",
+    });
+  }
+
+  /** What shows across every answer: field casing, the request id and the rate-limit headers. */
+  private acrossAnswers(): void {
+    const camel = [...new Set(this.answers.flatMap((a) => camelKeys(a.json)))];
+    this.note({
+      assumption: "Field names are `snake_case` on the wire.",
+      holds: camel.length === 0,
+      breaking: true,
+      seen: camel.length === 0 ? "every field name was snake_case" : `camelCase field names: ${camel.slice(0, 8).map((k) => `\`${k}\``).join(", ")}`,
+      effect:
+        camel.length === 0
+          ? WORKS
+          : "The provider cannot read the records (it looks for `plan_id`, `used_bytes`, `has_more`...): orders, lists and usage fail with an unexpected-response error.",
+    });
+    const without = this.answers.filter((a) => !a.headers["x-request-id"]);
+    this.note({
+      assumption: "Every answer carries `X-Request-Id`.",
+      holds: without.length === 0,
+      breaking: false,
+      seen: without.length === 0 ? `all ${this.answers.length} answers did` : `${without.length} of ${this.answers.length} answers did not (first: ${without[0]?.method} /v1${without[0]?.path})`,
+      effect: without.length === 0 ? WORKS : "Works: errors show no request id to quote to the API's support.",
+    });
+    const hinted = this.answers.some((a) => a.headers["ratelimit-limit"] !== undefined || a.headers["ratelimit-remaining"] !== undefined);
+    this.note({
+      assumption: "Answers may carry `RateLimit-Limit`, `-Remaining` and `-Reset` (optional hints).",
+      holds: hinted,
+      breaking: false,
+      seen: hinted ? "rate-limit hints were sent" : "no answer carried rate-limit hints",
+      effect: hinted ? WORKS : "Works: the provider learns the key's rate from `429`s instead (a few more of them early in a large run).",
+    });
+    const refused = this.answers.filter((a) => a.status === 429);
+    if (refused.length > 0) {
+      const bare = refused.filter((a) => !a.headers["retry-after"]);
+      this.note({
+        assumption: "A `429` carries `Retry-After`.",
+        holds: bare.length === 0,
+        breaking: false,
+        seen: `${refused.length} answers were 429, ${bare.length} without Retry-After`,
+        effect: bare.length === 0 ? WORKS : "Works: the provider backs off on its own schedule when no Retry-After is sent.",
+      });
+    }
+  }
+}
+
+/** Keys in camelCase (a lower-case letter followed by an upper-case one), anywhere in a JSON value. */
+function camelKeys(value: unknown): string[] {
+  const found = new Set<string>();
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) v.forEach(walk);
+    else if (v !== null && typeof v === "object") {
+      for (const [key, inner] of Object.entries(v)) {
+        if (/[a-z][A-Z]/.test(key)) found.add(key);
+        walk(inner);
+      }
+    }
+  };
+  walk(value);
+  return [...found];
+}

@@ -1,0 +1,131 @@
+/**
+ * `pulumi-proxy check-api` (and `pulumi-resource-proxy check-api`, from the plugin's executable): runs the contract
+ * check against a server and prints each assumption with what was seen and what the provider does about it.
+ *
+ * Exit status: 0 when every breaking assumption holds, 1 when one differs, 2 when the command could not run (bad
+ * arguments, no settings).
+ */
+import { execFileSync } from "node:child_process";
+import { parseArgs } from "node:util";
+import { ConfigurationError, resolveSettings } from "../provider/config";
+import { parseDuration } from "../provider/duration";
+import { anyBreaking, checkApi, type Finding } from "./assumptions";
+
+/** Where the command writes, and what it reads settings from. */
+export interface CommandIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  env: NodeJS.ProcessEnv;
+  /** Reads one value of the stack's config (`proxy:apiKey`); undefined when there is none. @default `pulumi config get` */
+  stackConfig?: (key: string, stack: string | undefined) => string | undefined;
+}
+
+export const CHECK_USAGE = `Usage: pulumi-proxy check-api [--base-url URL] [--buy PLAN] [--json] [--stack NAME] [--ready-timeout 20m]
+
+Checks whether a server keeps the API contract this provider assumes (docs/going-live.md), before money moves.
+
+  --base-url URL       the API's base URL, without /v1 (default: PROXY_API_BASE_URL, then the stack's proxy:baseUrl)
+  --buy PLAN           also buy PLAN once, replay the purchase and wait until it is ready. THIS SPENDS MONEY: one
+                       order, or two if the server ignores Idempotency-Key. The orders stay with the account.
+  --json               print the findings as a JSON array of { assumption, holds, breaking, seen, effect }
+  --stack NAME         the stack whose config to read when the environment does not set the settings
+  --ready-timeout D    how long --buy waits for the order, such as 20m (default 20m)
+
+The API key comes from PROXY_API_KEY, then the stack's proxy:apiKey; it is never printed.
+Exit status: 0 every breaking assumption holds; 1 one differs; 2 the check could not run.
+`;
+
+/** Runs the command with `args` (after `check-api`); resolves with the exit status. */
+export async function runCheckCommand(args: string[], io: CommandIo): Promise<number> {
+  let values: { "base-url"?: string; buy?: string; json?: boolean; stack?: string; "ready-timeout"?: string; help?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: {
+        "base-url": { type: "string" },
+        buy: { type: "string" },
+        json: { type: "boolean", default: false },
+        stack: { type: "string" },
+        "ready-timeout": { type: "string", default: "20m" },
+        help: { type: "boolean", default: false },
+      },
+    }));
+  } catch (error) {
+    io.err(`check-api: ${error instanceof Error ? error.message : String(error)}\n\n${CHECK_USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    io.out(CHECK_USAGE);
+    return 0;
+  }
+  const readyTimeoutMs = parseDuration(values["ready-timeout"] ?? "20m");
+  if (readyTimeoutMs === undefined || readyTimeoutMs < 1000) {
+    io.err(`check-api: --ready-timeout must be a duration such as 20m or 1h30m (got "${values["ready-timeout"]}").\n`);
+    return 2;
+  }
+  if (values.buy !== undefined && values.buy.trim() === "") {
+    io.err("check-api: --buy needs a plan id, such as --buy dc-us-5.\n");
+    return 2;
+  }
+  const stackConfig = io.stackConfig ?? pulumiConfigGet;
+  let settings: { baseUrl: string; apiKey: string };
+  try {
+    const fromEnv = (key: string) => (key === "proxy:baseUrl" ? (values["base-url"] ?? io.env.PROXY_API_BASE_URL) : io.env.PROXY_API_KEY);
+    settings = resolveSettings((key) => fromEnv(key) ?? stackConfig(key, values.stack), {}, values["base-url"] ? "--base-url" : undefined);
+  } catch (error) {
+    if (!(error instanceof ConfigurationError)) throw error;
+    io.err(`check-api: ${error.message}\n`);
+    return 2;
+  }
+  if (!values.json) {
+    io.out(`Checking ${settings.baseUrl} against the contract${values.buy ? `, buying plan ${values.buy} once` : " (read-only)"}.\n\n`);
+  }
+  const findings = await checkApi({
+    ...settings,
+    buy: values.buy,
+    readyTimeoutMs,
+    onFinding: values.json ? undefined : (finding) => io.out(formatFinding(finding)),
+  });
+  const breaking = anyBreaking(findings);
+  if (values.json) {
+    io.out(`${JSON.stringify(findings, null, 2)}\n`);
+  } else {
+    io.out(summary(findings, values.buy !== undefined));
+  }
+  return breaking ? 1 : 0;
+}
+
+/** One finding as the report shows it. */
+export function formatFinding(finding: Finding): string {
+  const mark = finding.holds === true ? "ok     " : finding.holds === null ? "unknown" : finding.breaking ? "BREAKS " : "differs";
+  const lines = [`[${mark}] ${finding.assumption}`, `          seen:   ${finding.seen}`];
+  if (finding.holds !== true || finding.effect !== "Works.") lines.push(`          effect: ${finding.effect}`);
+  return `${lines.join("\n")}\n\n`;
+}
+
+function summary(findings: readonly Finding[], bought: boolean): string {
+  const count = (test: (f: Finding) => boolean) => findings.filter(test).length;
+  const breaking = count((f) => f.breaking && f.holds === false);
+  const differs = count((f) => !f.breaking && f.holds === false);
+  const unknown = count((f) => f.holds === null);
+  const head = breaking > 0
+    ? `${breaking} breaking assumption${breaking === 1 ? "" : "s"} differ${breaking === 1 ? "s" : ""}: do not point a stack at this server until ${breaking === 1 ? "it is" : "they are"} fixed.`
+    : "Every breaking assumption holds: the provider can work with this server.";
+  const rest = `${count((f) => f.holds === true)} hold, ${differs} differ without breaking, ${unknown} could not be checked.`;
+  const buy = bought ? "" : " Purchases and idempotent replays were not checked: run again with --buy PLAN (it buys one order).";
+  return `${head} ${rest}${buy}\n`;
+}
+
+/** Reads the stack's config with the Pulumi CLI; undefined when it is not set or there is no stack here. */
+function pulumiConfigGet(key: string, stack: string | undefined): string | undefined {
+  try {
+    const value = execFileSync("pulumi", ["config", "get", key, ...(stack ? ["--stack", stack] : [])], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+      timeout: 30_000,
+    });
+    return value.replace(/\r?\n$/, "") || undefined;
+  } catch {
+    return undefined;
+  }
+}

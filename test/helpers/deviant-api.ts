@@ -1,0 +1,123 @@
+/**
+ * Servers that break the contract the way a real API might: a reverse proxy in front of a sandbox that changes what
+ * passes through it. Each deviation is one the check must report (check/assumptions.ts) and tests of the provider can
+ * point at.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { request } from "undici";
+import type { Sandbox } from "../../sandbox";
+
+/** How the server departs from the contract. */
+export type Deviation =
+  /** Buys a new order for every request: the Idempotency-Key header is dropped. */
+  | "ignores-idempotency-key"
+  /** Field names in camelCase. */
+  | "camel-case"
+  /** Other state names: `processing` for provisioning, `ready` for active. */
+  | "other-state-names"
+  /** Errors as plain text, without a problem document. */
+  | "plain-text-errors"
+  /** A new order answers 200 instead of 201, without Location. */
+  | "created-as-200"
+  /** The list in one answer: `data` alone, every proxy, `limit` and `cursor` ignored. */
+  | "list-without-pages"
+  /** Usage in gigabytes, as fractions. */
+  | "usage-in-gigabytes"
+  /** The key as `X-Api-Key`; a Bearer header is refused. */
+  | "x-api-key-auth";
+
+/** A deviant server: its URL, and a way to stop it. */
+export interface DeviantApi {
+  url: string;
+  stop(): Promise<void>;
+}
+
+const camel = (key: string) => key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+function camelize(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(camelize);
+  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [camel(k), camelize(v)]));
+  return value;
+}
+
+const STATE_NAMES: Record<string, string> = { provisioning: "processing", active: "ready" };
+
+/** Starts a server on loopback that answers as `sandbox` does, but for `deviation`. */
+export async function startDeviantApi(sandbox: Sandbox, deviation: Deviation): Promise<DeviantApi> {
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const url = new URL(req.url ?? "/", "http://deviant");
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(req.headers)) {
+        if (typeof value === "string" && !["host", "connection", "content-length"].includes(name)) headers[name] = value;
+      }
+      if (deviation === "ignores-idempotency-key") delete headers["idempotency-key"];
+      if (deviation === "x-api-key-auth") {
+        const key = headers["x-api-key"];
+        delete headers["x-api-key"];
+        if (key) headers.authorization = `Bearer ${key}`;
+        else delete headers.authorization;
+      }
+      if (deviation === "list-without-pages" && url.pathname === "/v1/proxies") {
+        url.searchParams.set("limit", "1000");
+        url.searchParams.delete("cursor");
+      }
+      const answer = await request(`${sandbox.url}${url.pathname}${url.search}`, {
+        method: req.method as "GET",
+        headers,
+        body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
+      });
+      let status = answer.statusCode;
+      const text = await answer.body.text();
+      const out: Record<string, string> = {};
+      for (const [name, value] of Object.entries(answer.headers)) {
+        if (typeof value === "string" && !["content-length", "connection", "keep-alive", "transfer-encoding"].includes(name)) out[name] = value;
+      }
+      let body: unknown = text ? JSON.parse(text) : undefined;
+      if (status >= 400 && deviation === "plain-text-errors") {
+        const detail = (body as { detail?: string }).detail ?? "error";
+        res.writeHead(status, { ...out, "content-type": "text/plain" });
+        res.end(`Error: ${detail}`);
+        return;
+      }
+      if (status < 300) body = transform(deviation, url.pathname, body);
+      if (deviation === "created-as-200" && status === 201) {
+        status = 200;
+        delete out.location;
+      }
+      if (deviation === "camel-case") body = camelize(body);
+      const json = JSON.stringify(body);
+      res.writeHead(status, { ...out, "content-length": String(Buffer.byteLength(json)) });
+      res.end(json);
+    })().catch((error: unknown) => {
+      res.writeHead(502, { "content-type": "text/plain" });
+      res.end(String(error));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** The success body, as the deviant server sends it. */
+function transform(deviation: Deviation, path: string, body: unknown): unknown {
+  const record = body as Record<string, unknown>;
+  if (deviation === "other-state-names" && path.startsWith("/v1/orders") && typeof record.status === "string") {
+    return { ...record, status: STATE_NAMES[record.status] ?? record.status };
+  }
+  if (deviation === "list-without-pages" && path === "/v1/proxies") return { data: record.data };
+  if (deviation === "usage-in-gigabytes" && path === "/v1/usage") {
+    const bandwidth = record.bandwidth as { used_bytes: number; limit_bytes: number | null };
+    return { ...record, bandwidth: { used_gb: bandwidth.used_bytes / 1e9, limit_gb: bandwidth.limit_bytes === null ? null : bandwidth.limit_bytes / 1e9 } };
+  }
+  return body;
+}

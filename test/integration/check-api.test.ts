@@ -1,0 +1,108 @@
+/**
+ * The contract check (check/): against the sandbox every assumption holds; against servers that deviate
+ * (test/helpers/deviant-api.ts) each deviation is reported with its effect, and the breaking ones fail the command.
+ */
+import { execFile } from "node:child_process";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterEach, describe, expect, it } from "vitest";
+import { anyBreaking, checkApi, type Finding } from "../../check/assumptions";
+import { runCheckCommand } from "../../check/cli";
+import { startDeviantApi, type DeviantApi, type Deviation } from "../helpers/deviant-api";
+import { REPO_ROOT } from "../helpers/pulumi";
+import { useSandbox } from "../helpers/sandbox";
+
+const sandbox = useSandbox({ rateLimit: { requestsPerSecond: 1000, burst: 1000 } });
+let deviant: DeviantApi | undefined;
+afterEach(async () => {
+  await deviant?.stop();
+  deviant = undefined;
+});
+
+/** The sandbox's time moves instead of the test waiting. */
+const sleep = async (ms: number) => sandbox.current.clock.advance(ms);
+
+const check = (baseUrl: string, buy?: string) => checkApi({ baseUrl, apiKey: sandbox.current.apiKey, buy, sleep, readyTimeoutMs: 60_000 });
+const differing = (findings: Finding[]) => findings.filter((f) => f.holds === false).map((f) => ({ assumption: f.assumption, breaking: f.breaking }));
+const about = (findings: Finding[], words: string) => findings.find((f) => f.assumption.includes(words));
+
+describe("check-api", () => {
+  it("against the sandbox: every assumption holds, read-only and with a purchase", async () => {
+    const readOnly = await check(sandbox.current.url);
+    expect(differing(readOnly)).toEqual([]);
+    expect(sandbox.current.createdOrders).toEqual([]);
+    const bought = await check(sandbox.current.url, "dc-us-5");
+    expect(differing(bought)).toEqual([]);
+    expect(bought.filter((f) => f.holds === null)).toEqual([]);
+    expect(sandbox.current.createdOrders).toHaveLength(1);
+    expect(about(bought, "The list comes in pages")?.seen).toMatch(/answered 200.*then.*answered 200/);
+  });
+
+  it("a server that ignores Idempotency-Key: breaking, in words a user cannot miss, and two orders bought", async () => {
+    deviant = await startDeviantApi(sandbox.current, "ignores-idempotency-key");
+    const findings = await check(deviant.url, "dc-us-5");
+    const replay = about(findings, "Idempotency-Key");
+    expect(replay).toMatchObject({ holds: false, breaking: true });
+    expect(replay?.effect).toMatch(/^THIS SERVER IGNORES Idempotency-Key/);
+    expect(replay?.seen).toContain(sandbox.current.createdOrders[1]?.id);
+    expect(sandbox.current.createdOrders).toHaveLength(2);
+    expect(anyBreaking(findings)).toBe(true);
+  });
+
+  const cases: Array<[Deviation, string, boolean, RegExp]> = [
+    ["camel-case", "snake_case", true, /cannot read the records/],
+    ["other-state-names", "contract's states", true, /state "(processing|ready)", which this provider does not know/],
+    ["plain-text-errors", "problem+json", false, /told apart by status alone/],
+    ["created-as-200", "`201`", false, /any 2xx/],
+    ["list-without-pages", "in pages", false, /whole list in one page/],
+    ["usage-in-gigabytes", "GET /v1/usage` answers", true, /getUsage fails, with: .*bandwidth/],
+    ["x-api-key-auth", "Authorization: Bearer", true, /Every operation fails, with: .*401/],
+  ];
+  it.each(cases)("a server with %s: reported with its effect (breaking: %s)", async (deviation, words, breaking, effect) => {
+    deviant = await startDeviantApi(sandbox.current, deviation);
+    const findings = await check(deviant.url, "dc-us-5");
+    const finding = about(findings, words);
+    expect(finding, JSON.stringify(findings, null, 1)).toMatchObject({ holds: false, breaking });
+    expect(finding?.effect).toMatch(effect);
+    expect(anyBreaking(findings)).toBe(breaking);
+    expect(sandbox.current.createdOrders.length).toBeLessThanOrEqual(1);
+  });
+
+  it("the command: --json prints { assumption, holds, breaking, seen, effect }, exit 0, and never the key", async () => {
+    const out: string[] = [];
+    const io = { out: (t: string) => void out.push(t), err: (t: string) => void out.push(t), env: { PROXY_API_KEY: sandbox.current.apiKey }, stackConfig: () => undefined };
+    expect(await runCheckCommand(["--base-url", sandbox.current.url, "--json"], io)).toBe(0);
+    const findings = JSON.parse(out.join("")) as Finding[];
+    expect(Object.keys(findings[0] ?? {})).toEqual(["assumption", "holds", "breaking", "seen", "effect"]);
+    expect(out.join("")).not.toContain(sandbox.current.apiKey);
+  });
+
+  it("the command: exit 1 on a breaking difference, 2 without settings, and the stack's config as fallback", async () => {
+    deviant = await startDeviantApi(sandbox.current, "x-api-key-auth");
+    const out: string[] = [];
+    const io = (env: NodeJS.ProcessEnv, config: Record<string, string> = {}) => ({
+      out: (t: string) => void out.push(t),
+      err: (t: string) => void out.push(t),
+      env,
+      stackConfig: (key: string) => config[key],
+    });
+    expect(await runCheckCommand(["--base-url", deviant.url], io({ PROXY_API_KEY: sandbox.current.apiKey }))).toBe(1);
+    expect(out.join("")).toContain("1 breaking assumption differs");
+    expect(await runCheckCommand([], io({}))).toBe(2);
+    expect(out.join("")).toContain("pulumi config set proxy:baseUrl");
+    const fromStack = io({}, { "proxy:baseUrl": sandbox.current.url, "proxy:apiKey": sandbox.current.apiKey });
+    expect(await runCheckCommand([], fromStack)).toBe(0);
+  });
+
+  it.each([
+    ["the package's pulumi-proxy", join("dist", "check", "main.js")],
+    ["the plugin's executable", join("dist", "plugin", "main.js")],
+  ])("ships with %s: `check-api --json` against the sandbox exits 0", async (_, entry) => {
+    const run = await promisify(execFile)(process.execPath, [join(REPO_ROOT, entry), "check-api", "--base-url", sandbox.current.url, "--json"], {
+      env: { ...process.env, PROXY_API_KEY: sandbox.current.apiKey },
+    });
+    const findings = JSON.parse(run.stdout) as Finding[];
+    expect(findings.length).toBeGreaterThan(10);
+    expect(findings.filter((f) => f.holds === false)).toEqual([]);
+  });
+});
