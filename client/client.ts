@@ -1,7 +1,7 @@
 /**
  * The Proxy Provisioning API client: one method per endpoint of the contract, each returning validated records.
  */
-import { createHash } from "node:crypto";
+import { createHash, createHmac } from "node:crypto";
 import type { Order, ProxyPage, ProxyRecord, Usage } from "../contract/types";
 import { orderWire, proxyPageWire, readWire, toOrder, toProxyPage, toUsage, usageWire } from "../contract/wire";
 import { UnexpectedResponseError } from "./errors";
@@ -43,6 +43,13 @@ export interface CreateOrderResult {
 /** Client of the Proxy Provisioning API (`/v1`). */
 export class ProxyApiClient {
   private readonly sender: RequestSender;
+  /** The API this client calls: its base URL without `/v1` or a trailing slash. */
+  readonly baseUrl: string;
+  /**
+   * A one-way fingerprint of the API key (HMAC-SHA256 under a fixed label, 16 hex digits): equal for equal keys, and
+   * no way back to the key. It lets the state say which key bought an order without holding the key.
+   */
+  readonly keyFingerprint: string;
 
   /**
    * A client with its own options. Connections are pooled by the dispatcher (by default undici's global one), not by
@@ -50,6 +57,8 @@ export class ProxyApiClient {
    */
   constructor(options: ClientOptions) {
     this.sender = new RequestSender(options);
+    this.baseUrl = options.baseUrl.replace(/\/+$/, "");
+    this.keyFingerprint = createHmac("sha256", options.apiKey).update("pulumi-proxy key fingerprint v1").digest("hex").slice(0, 16);
   }
 
   /** The request budget this client's calls go through (by default shared by the process's calls on this key). */

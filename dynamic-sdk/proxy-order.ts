@@ -81,8 +81,12 @@ export class ProxyOrder extends pulumi.CustomResource {
   declare readonly proxies: pulumi.Output<ProxyInfo[]>;
   /** Credentials of the proxies, in the same order as `proxies`. Always secret. */
   declare readonly credentials: pulumi.Output<ProxyCredential[]>;
-  /** The idempotency key the order was bought with; null for an adopted order. */
+  /** The idempotency key the order was bought with; null for an adopted or imported order. */
   declare readonly purchaseKey: pulumi.Output<string | null>;
+  /** The API the order was bought from (its base URL); absent for an order recorded by an earlier release. */
+  declare readonly apiBaseUrl: pulumi.Output<string | undefined>;
+  /** A one-way fingerprint of the API key that bought the order (never the key). */
+  declare readonly apiKeyFingerprint: pulumi.Output<string | undefined>;
 
   /**
    * @param name The resource's unique name; it is part of the derived idempotency key.

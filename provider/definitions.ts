@@ -40,6 +40,22 @@ const ORDER_STATE = {
   readyAt: { type: "string", presence: "nullable", description: "When the order became active (RFC 3339)." },
 } as const;
 
+/** Where an order lives, as a ProxyOrder and each member of a fleet record it (absent in states of earlier releases). */
+const ORDER_ORIGIN = {
+  apiBaseUrl: {
+    type: "string",
+    presence: "optional",
+    description:
+      "The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md).",
+  },
+  apiKeyFingerprint: {
+    type: "string",
+    presence: "optional",
+    description:
+      "A one-way fingerprint of the API key the order was bought with (never the key). A `404` from a key that is not this one drops the order from the state only when that key still sees another order of the same key, that is, the same account.",
+  },
+} as const;
+
 /** Credentials of one proxy, as every resource and function shows them. */
 const PROXY_CREDENTIAL = {
   token: "proxy:index:ProxyCredential",
@@ -97,6 +113,7 @@ export const OBJECT_TYPES = {
       ...ORDER_STATE,
       expiresAt: { type: "string", presence: "nullable", description: "When the order expires (RFC 3339)." },
       purchaseKey: { type: "string", presence: "nullable", description: "The idempotency key the order was bought with; absent for an imported order." },
+      ...ORDER_ORIGIN,
     },
   },
   /** A proxy of a fleet: a ProxyInfo in the schema, whose `orderId` is always set. */
@@ -184,6 +201,7 @@ export const PROXY_ORDER = {
       description:
         "The idempotency key the order was bought with (differs from `idempotencyKey` after a re-purchase); absent for an adopted or imported order.",
     },
+    ...ORDER_ORIGIN,
   },
 } as const satisfies ResourceSpec<ObjectTypeName>;
 

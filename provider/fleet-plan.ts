@@ -28,8 +28,12 @@ export interface FleetPlan {
   notices: string[];
 }
 
-/** The plan for `members` under `inputs` at `now`. */
-export function planFleet(members: FleetMember[], inputs: Omit<FleetInputs, "readyTimeout">, now: number): FleetPlan {
+/**
+ * The plan for `members` under `inputs` at `now`. Members named in `elsewhere` live at another API than the configured
+ * one (origin.ts): they keep their slots and nothing is done to them, neither a resumed wait, a renewal nor a
+ * replacement.
+ */
+export function planFleet(members: FleetMember[], inputs: Omit<FleetInputs, "readyTimeout">, now: number, elsewhere: ReadonlySet<string> = new Set()): FleetPlan {
   const bySlot = new Map(members.map((m) => [m.slot, m]));
   const actions: MemberAction[] = [];
   const quiet: Array<{ member: FleetMember; assessment: ExpiryAssessment }> = [];
@@ -39,6 +43,7 @@ export function planFleet(members: FleetMember[], inputs: Omit<FleetInputs, "rea
       actions.push({ kind: "buy", slot, key: memberPurchaseKey(inputs.idempotencyKey, slot), why: "new" });
       continue;
     }
+    if (elsewhere.has(member.orderId)) continue;
     const predecessor = { ...member, idempotencyKey: memberPurchaseKey(inputs.idempotencyKey, slot) };
     if (isSpentState(member.status)) {
       actions.push({ kind: "buy", slot, key: successorKey(predecessor), why: `order ${member.orderId} ended "${member.status}"`, replaces: member });
@@ -76,7 +81,7 @@ export interface FleetChange {
  * A new plan replaces the fleet; anything else is an update that touches only the members that must change. The
  * preview says which members buy and why, and which are no longer tracked.
  */
-export function planFleetChange(olds: FleetOutputs, news: FleetInputs, now: number): FleetChange {
+export function planFleetChange(olds: FleetOutputs, news: FleetInputs, now: number, elsewhere: ReadonlySet<string> = new Set()): FleetChange {
   const updated = changedInputs(PROXY_FLEET, olds, news);
   if (news.planId !== olds.planId) {
     const orders = typeof news.orders === "number" ? news.orders : undefined;
@@ -86,7 +91,7 @@ export function planFleetChange(olds: FleetOutputs, news: FleetInputs, now: numb
   if ([news.orders, news.renewBefore, news.waitForReady, news.idempotencyKey].includes(UNKNOWN as never)) {
     return { changes: true, replaces: [], diffs: updated, warnings: [] };
   }
-  const plan = planFleet(olds.members, news, now);
+  const plan = planFleet(olds.members, news, now, elsewhere);
   const purchases = describePurchases(plan, news.planId);
   const warnings = [...plan.notices, ...(purchases ? [purchases] : [])];
   if (plan.drops.length > 0) warnings.push(fleetShrinks(olds.orders, news.orders, plan.drops.map((m) => `${m.orderId} (slot ${m.slot})`).join(", ")));

@@ -30,7 +30,8 @@ import {
 import { fleetId, purchaseKey, type ResourceIdentity } from "./idempotency";
 import { INPUT_DEFAULTS } from "./inputs";
 import { listForOrders, unchangedInList } from "./listing";
-import { importNotFound, memberDropped, orderGone, untracked, untrackedButActive } from "./messages";
+import { importNotFound, livesElsewhere, memberDropped, orderGone, untracked, untrackedButActive } from "./messages";
+import { originOf, otherApi, storedOrigin, witness, type ApiIdentity } from "./origin";
 import { ProviderCore, type ConfigureArgs, type OperationOptions, type ProviderOptions } from "./provider-core";
 import type { WithProvider } from "./pulumi-host";
 import { orderExpiry } from "./renewal";
@@ -68,8 +69,10 @@ export class FleetProvider implements Omit<Engine, "read"> {
   }
 
   /** What changes (fleet-plan.ts): a new plan replaces the fleet, anything else updates only the members that must change. */
-  async diff(_id: string, olds: FleetOutputs, news: FleetInputs) {
-    const change = planFleetChange(olds, news, this.core.now());
+  async diff(id: string, olds: FleetOutputs, news: FleetInputs) {
+    const api = this.core.clientIfConfigured();
+    const elsewhere = api ? this.warnElsewhere(id, olds, api, "preview") : new Set<string>();
+    const change = planFleetChange(olds, news, this.core.now(), elsewhere);
     for (const line of change.warnings) this.core.log.warn(line);
     return { changes: change.changes, replaces: change.replaces, diffs: change.diffs, deleteBeforeReplace: false };
   }
@@ -93,13 +96,14 @@ export class FleetProvider implements Omit<Engine, "read"> {
     if (!props) throw new ProxyError(`Fleet ${id} has no stored properties to refresh.`, "no_properties");
     return this.core.explainStoredConfig(async () => {
       const api = this.core.client();
-      const everyone = [...(props.members ?? []), ...(props.retiring ?? [])];
+      const elsewhere = this.warnElsewhere(id, props, api, "refresh");
+      const everyone = [...(props.members ?? []), ...(props.retiring ?? [])].filter((m) => !elsewhere.has(m.orderId));
       const listing = await listForOrders(api, new Set(everyone.filter((m) => isTargetState(m.status)).map((m) => m.orderId)));
-      const seen = { stored: proxiesByOrder(props), listed: listing?.byOrder ?? new Map<string, ProxyRecord[]>(), known: new Map<string, OrderProxies>() };
+      const seen = { stored: proxiesByOrder(props), listed: listing?.byOrder ?? new Map<string, ProxyRecord[]>(), known: new Map<string, OrderProxies>(), elsewhere };
       const members = await this.refreshMembers(api, props.members ?? [], seen);
       const retiring = await this.refreshMembers(api, props.retiring ?? [], seen);
       const outs = toFleetOutputs(props, members, retiring, seen.known);
-      for (const line of planFleet(outs.members, props, this.core.now()).notices) this.core.log.warn(line);
+      for (const line of planFleet(outs.members, props, this.core.now(), elsewhere).notices) this.core.log.warn(line);
       return { id, props: outs, inputs: fleetInputsOf(props) };
     });
   }
@@ -129,7 +133,7 @@ export class FleetProvider implements Omit<Engine, "read"> {
       readyTimeout: INPUT_DEFAULTS.readyTimeout,
       idempotencyKey: purchaseKey({ ...resource, planId }),
     };
-    const members = found.map((o, slot) => memberOf(slot, o, null, orderExpiry(o)));
+    const members = found.map((o, slot) => memberOf(slot, o, null, orderExpiry(o), originOf(api)));
     const spent = members.filter((m) => isSpentState(m.status));
     if (spent.length > 0) this.core.log.warn(`proxy: imported order(s) ${spent.map((m) => m.orderId).join(", ")} ended; the next \`pulumi up\` replaces them`);
     return { id, props: toFleetOutputs(inputs, members, [], new Map(found.map((o) => [o.id, proxiesOf(o)]))), inputs };
@@ -146,14 +150,16 @@ export class FleetProvider implements Omit<Engine, "read"> {
   /** Carries out the plan for `inputs` on the stored fleet (none for a create); the new outputs, or a partial error. */
   private async reconcile(id: string, inputs: WithProvider<FleetInputs>, olds: FleetOutputs | undefined, operation: OperationOptions) {
     const { log } = this.core;
-    const plan = planFleet(olds?.members ?? [], inputs, this.core.now());
+    const api = this.core.client();
+    const elsewhere = olds ? this.warnElsewhere(id, olds, api, "update") : new Set<string>();
+    const plan = planFleet(olds?.members ?? [], inputs, this.core.now(), elsewhere);
     const inRange = (m: FleetMember) => m.slot < inputs.orders;
     for (const member of [...plan.drops, ...(olds?.retiring ?? []).filter((m) => !inRange(m))]) log.warn(memberDropped(member.orderId, member.slot));
     const purchases = describePurchases(plan, inputs.planId);
     if (purchases) log.info(purchases);
     const results = await this.runActions(plan.actions, inputs, operation);
     const known = olds ? proxiesByOrder(olds) : new Map<string, OrderProxies>();
-    const settled = settleFleet((olds?.members ?? []).filter(inRange), (olds?.retiring ?? []).filter(inRange), results, known);
+    const settled = settleFleet((olds?.members ?? []).filter(inRange), (olds?.retiring ?? []).filter(inRange), results, known, originOf(api));
     for (const line of settled.said) log.info(line);
     const outs = toFleetOutputs(inputs, settled.members, settled.retiring, known);
     if (settled.problems.length > 0) throw partialFleet(id, settled.problems, inputs.orders, outs, inputs);
@@ -193,11 +199,27 @@ export class FleetProvider implements Omit<Engine, "read"> {
     return results;
   }
 
-  /** The members as the API sees them now: kept as stored when the list shows them unchanged, else read by id. */
+  /** The ids of the fleet's orders that live at another API than `api`'s (origin.ts), said in one line per API. */
+  private warnElsewhere(id: string, fleet: Pick<FleetOutputs, "members" | "retiring" | "planId">, api: ApiIdentity, doing: "refresh" | "preview" | "update"): Set<string> {
+    const byApi = new Map<string, string[]>();
+    for (const member of [...(fleet.members ?? []), ...(fleet.retiring ?? [])]) {
+      const other = otherApi(member, api);
+      if (other) byApi.set(other, [...(byApi.get(other) ?? []), member.orderId]);
+    }
+    for (const [other, ids] of byApi) {
+      this.core.log.warn(livesElsewhere(`fleet ${id} (plan ${fleet.planId}): ${ids.length} order(s), ${ids.slice(0, 3).join(", ")}${ids.length > 3 ? ", ...," : ""}`, other, api.baseUrl, doing));
+    }
+    return new Set([...byApi.values()].flat());
+  }
+
+  /**
+   * The members as the API sees them now: kept as stored when the list shows them unchanged or they live at another
+   * API, else read by id.
+   */
   private async refreshMembers(
     api: ProxyApiClient,
     members: FleetMember[],
-    seen: { stored: Map<string, OrderProxies>; listed: Map<string, ProxyRecord[]>; known: Map<string, OrderProxies> },
+    seen: { stored: Map<string, OrderProxies>; listed: Map<string, ProxyRecord[]>; known: Map<string, OrderProxies>; elsewhere: ReadonlySet<string> },
   ): Promise<FleetMember[]> {
     const now = this.core.now();
     const unchanged = (member: FleetMember): OrderProxies | undefined => {
@@ -208,17 +230,19 @@ export class FleetProvider implements Omit<Engine, "read"> {
     const refreshed = await Promise.all(
       members.map(async (member): Promise<FleetMember | undefined> => {
         const held = unchanged(member);
-        if (held) {
-          seen.known.set(member.orderId, held);
+        if (held || seen.elsewhere.has(member.orderId)) {
+          if (held) witness(api, member);
+          const stored = seen.stored.get(member.orderId);
+          if (stored) seen.known.set(member.orderId, stored);
           return member;
         }
-        const order = await this.core.flow.readOrder(api, member.orderId);
+        const order = await this.core.flow.readOrder(api, member.orderId, member);
         if (order === "gone") {
           this.core.log.warn(orderGone(member.orderId, "the fleet", member.slot));
           return undefined;
         }
         seen.known.set(order.id, proxiesOf(order));
-        return memberOf(member.slot, order, member.purchaseKey, orderExpiry(order));
+        return memberOf(member.slot, order, member.purchaseKey, orderExpiry(order), storedOrigin(member));
       }),
     );
     return refreshed.filter((m): m is FleetMember => m !== undefined);

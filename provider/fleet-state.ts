@@ -4,6 +4,7 @@
 import type { Order } from "../contract/types";
 import { PROXY_FLEET, type ObjectTypes, type Shape } from "./definitions";
 import { splitCredentials } from "./order-state";
+import { storedOrigin, type OrderOrigin } from "./origin";
 
 /** Inputs of a ProxyFleet after `check` applied the defaults (described in definitions.ts). */
 export type FleetInputs = Shape<typeof PROXY_FLEET.inputs>;
@@ -29,8 +30,8 @@ export type FleetOutputs = FleetInputs & Shape<typeof PROXY_FLEET.outputs>;
 /** Property names of FleetOutputs that are outputs only (the resource class declares them). */
 export const FLEET_OUTPUT_ONLY_PROPERTIES = Object.keys(PROXY_FLEET.outputs) as Array<keyof typeof PROXY_FLEET.outputs>;
 
-/** The member for an order in a slot. */
-export function memberOf(slot: number, order: Order, purchaseKey: string | null, expiresAt: string | null): FleetMember {
+/** The member for an order in a slot, living where `origin` says (origin.ts). */
+export function memberOf(slot: number, order: Order, purchaseKey: string | null, expiresAt: string | null, origin: OrderOrigin | undefined): FleetMember {
   const reason = order.statusReason;
   return {
     slot,
@@ -41,6 +42,7 @@ export function memberOf(slot: number, order: Order, purchaseKey: string | null,
     readyAt: order.readyAt ?? null,
     expiresAt,
     purchaseKey,
+    ...storedOrigin(origin),
   };
 }
 

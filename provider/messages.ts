@@ -134,3 +134,27 @@ export function importNotFound(ids: string[], fleet: boolean): string {
         "or the provider's dashboard) and the provider's apiKey. Nothing was imported."
     : `Order(s) ${ids.join(", ")} do not exist for this API key: check the ids and the provider's apiKey. Nothing was imported.`;
 }
+
+/**
+ * An order (or a fleet's orders) recorded at another API than the configured one (origin.ts): what is done (nothing:
+ * it is not read, renewed or dropped) and the two ways forward. `doing` says which operation speaks.
+ */
+export function livesElsewhere(what: string, recordedApi: string, configuredApi: string, doing: "refresh" | "preview" | "update"): string {
+  const kept = doing === "refresh" ? "Refresh keeps it as recorded and does not ask" : doing === "update" ? "It is left as it is: nothing is read or bought at" : "Nothing will be read, renewed or bought for it at";
+  return (
+    `proxy: ${what} lives at ${recordedApi}, but proxy:baseUrl (or PROXY_API_BASE_URL) is now ${configuredApi}. ` +
+    `${kept} ${configuredApi}: that API's 404 would say nothing about it. Either point proxy:baseUrl back to ${recordedApi}, ` +
+    `or buy anew at ${configuredApi} with \`pulumi up --replace <urn>\` (\`pulumi stack --show-urns\` lists the URNs; the preview shows the replacement), ` +
+    `after which the order at ${recordedApi} is no longer tracked and stays with that account. See docs/going-live.md.`
+  );
+}
+
+/** A 404 to a key that may belong to another account (origin.ts): the order is kept. */
+export function absenceOtherKey(orderId: string): string {
+  return (
+    `GET /v1/orders/${orderId} answered 404 to an API key other than the one that bought the order, and this key has not been ` +
+    "seen reading any other order of that key, so it may belong to another account: the contract answers 404 for another " +
+    `account's order too. Order ${orderId} stays in the state. If you rotated the key within the same account and the order ` +
+    "is truly gone, remove it with `pulumi state delete <urn>`; if the key is of another account, set the account's own key."
+  );
+}

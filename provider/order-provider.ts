@@ -15,7 +15,8 @@ import { PROXY_ORDER } from "./definitions";
 import { purchaseKey, type ResourceIdentity } from "./idempotency";
 import { INPUT_DEFAULTS } from "./inputs";
 import { refreshLister, unchangedInList } from "./listing";
-import { adoptionGone, adoptionRefusal, goneWhileResuming, importNotFound, orderGone, untracked, untrackedButActive } from "./messages";
+import { adoptionGone, adoptionRefusal, goneWhileResuming, importNotFound, livesElsewhere, orderGone, untracked, untrackedButActive } from "./messages";
+import { originOf, otherApi, storedOrigin, witness } from "./origin";
 import { planOrderChange } from "./order-plan";
 import { inputsOf, storedOrder, toOutputs, type OrderInputs, type OrderOutputs } from "./order-state";
 import { ProviderCore, type ConfigureArgs, type OperationOptions, type ProviderOptions } from "./provider-core";
@@ -65,6 +66,9 @@ export class OrderProvider implements Omit<Engine, "read"> {
   async diff(_id: string, olds: OrderOutputs, news: OrderInputs) {
     const change = planOrderChange(olds, news, this.core.now());
     for (const line of change.warnings) this.core.log.warn(line);
+    const api = this.core.clientIfConfigured();
+    const elsewhere = api && otherApi(olds, api);
+    if (api && elsewhere) this.core.log.warn(livesElsewhere(describeOrder(olds), elsewhere, api.baseUrl, "preview"));
     // The successor of the same plan follows this order: its key is derived from it, so the create buys once.
     if (change.follows && news.idempotencyKey !== UNKNOWN) planSuccessor(news.idempotencyKey, olds);
     // `diffs` names every changed input for engines that show them (the plugin); the dynamic host ignores it.
@@ -87,15 +91,21 @@ export class OrderProvider implements Omit<Engine, "read"> {
     const { log, now } = this.core;
     return this.core.explainStoredConfig(async () => {
       const api = this.core.client();
+      const elsewhere = otherApi(props, api);
+      if (elsewhere) {
+        log.warn(livesElsewhere(describeOrder(props), elsewhere, api.baseUrl, "refresh"));
+        return { id, props, inputs: inputsOf(props) };
+      }
       const listed = isTargetState(props.status) ? await refreshLister(api).lookup(id) : undefined;
       const unchanged = unchangedInList(listed, props.proxies ?? [], props.credentials ?? [], now());
-      const order = unchanged ? storedOrder(props) : await this.core.flow.readOrder(api, id);
+      if (unchanged) witness(api, props);
+      const order = unchanged ? storedOrder(props) : await this.core.flow.readOrder(api, id, props);
       if (order === "gone") {
         log.warn(orderGone(id, "the state"));
         return {};
       }
       const outs: OrderOutputs = {
-        ...toOutputs(props, order, props.purchaseKey ?? null),
+        ...toOutputs(props, order, props.purchaseKey ?? null, props),
         ...(unchanged && props.expiresAt !== undefined ? { expiresAt: props.expiresAt } : {}),
       };
       const expiry = assessExpiry(outs, now());
@@ -112,7 +122,8 @@ export class OrderProvider implements Omit<Engine, "read"> {
    * bought with is not known.
    */
   async importOrder(id: string, resource: ResourceIdentity) {
-    const order = await this.core.flow.readOrder(this.core.client(), id);
+    const api = this.core.client();
+    const order = await this.core.flow.readOrder(api, id);
     if (order === "gone") throw new ProxyError(importNotFound([id], false), "import_not_found");
     const inputs: OrderInputs = {
       planId: order.planId,
@@ -120,7 +131,7 @@ export class OrderProvider implements Omit<Engine, "read"> {
       readyTimeout: INPUT_DEFAULTS.readyTimeout,
       idempotencyKey: purchaseKey({ ...resource, planId: order.planId }),
     };
-    return { id, props: toOutputs(inputs, order, null), inputs };
+    return { id, props: toOutputs(inputs, order, null, originOf(api)), inputs };
   }
 
   /** Changes no purchase: resumes waiting for an order recorded before it was ready, else records the new inputs. */
@@ -131,16 +142,24 @@ export class OrderProvider implements Omit<Engine, "read"> {
       return { outs: { ...order, ...inputsOf(news) } };
     }
     const api = this.core.client();
+    const elsewhere = otherApi(olds, api);
+    if (elsewhere) {
+      this.core.log.warn(livesElsewhere(describeOrder(olds), elsewhere, api.baseUrl, "update"));
+      return { outs: { ...olds, ...inputsOf(news) } };
+    }
     this.core.log.info(`proxy: resuming the wait for order ${id} (recorded as ${olds.status}); nothing is bought`);
-    const order = await this.core.flow.readOrder(api, id);
+    const order = await this.core.flow.readOrder(api, id, olds);
     if (order === "gone") throw new ProxyError(goneWhileResuming(id), "order_gone");
     const request = { deadline: this.core.deadlineOf(news, operation), signal: operation.signal };
-    return { outs: settleOrder(news, await this.core.flow.resume(api, order, olds.purchaseKey ?? null, request)).outs };
+    // An order recorded by an earlier release was just read at this API, so it lives here.
+    const origin = olds.apiBaseUrl ? storedOrigin(olds) : originOf(api);
+    return { outs: settleOrder(news, await this.core.flow.resume(api, order, olds.purchaseKey ?? null, request), origin).outs };
   }
 
   /** The API cannot cancel an order: this only stops tracking it. */
   async delete(id: string, props: OrderOutputs): Promise<void> {
-    const what = `order ${id} (plan ${props.planId}${isSpentState(props.status) ? `, ${props.status}` : ""})`;
+    const at = props.apiBaseUrl ? ` at ${props.apiBaseUrl}` : "";
+    const what = `order ${id}${at} (plan ${props.planId}${isSpentState(props.status) ? `, ${props.status}` : ""})`;
     if (isSpentState(props.status)) this.core.log.info(untracked(what));
     else this.core.log.warn(untrackedButActive(what, undefined));
   }
@@ -157,7 +176,7 @@ export class OrderProvider implements Omit<Engine, "read"> {
       deadline: this.core.deadlineOf(inputs, operation),
       signal: operation.signal,
     });
-    return settleOrder(inputs, outcome);
+    return settleOrder(inputs, outcome, originOf(api));
   }
 
   /** Tracks an order that exists instead of buying one: the stand-in for `pulumi import`. */
@@ -168,8 +187,13 @@ export class OrderProvider implements Omit<Engine, "read"> {
     if (refusal) throw new ProxyError(refusal.message, refusal.code);
     this.core.log.info(`proxy: adopting order ${id} (${order.status}); nothing is bought`);
     const request = { waitForReady: inputs.waitForReady, deadline: this.core.deadlineOf(inputs, operation), signal: operation.signal };
-    return settleOrder(inputs, await this.core.flow.adopt(api, order, request));
+    return settleOrder(inputs, await this.core.flow.adopt(api, order, request), originOf(api));
   }
+}
+
+/** An order as messages name it. */
+function describeOrder(outputs: Pick<OrderOutputs, "orderId" | "planId">): string {
+  return `order ${outputs.orderId} (plan ${outputs.planId})`;
 }
 
 /** Creates the provider object whose methods the stored ProxyOrder provider calls. */

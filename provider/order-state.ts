@@ -3,6 +3,7 @@
  */
 import type { Order, ProxyRecord } from "../contract/types";
 import { PROXY_ORDER, type ObjectTypes, type Shape } from "./definitions";
+import { storedOrigin, type OrderOrigin } from "./origin";
 import { orderExpiry } from "./renewal";
 
 /** Inputs of a ProxyOrder after `check` applied the defaults (described in definitions.ts). */
@@ -28,8 +29,8 @@ export function splitCredentials(proxies: ProxyRecord[]): { proxies: ProxyInfo[]
   };
 }
 
-/** The outputs for an order bought (or read) with these inputs. */
-export function toOutputs(inputs: OrderInputs, order: Order, purchaseKey: string | null): OrderOutputs {
+/** The outputs for an order bought (or read) with these inputs, living where `origin` says (origin.ts). */
+export function toOutputs(inputs: OrderInputs, order: Order, purchaseKey: string | null, origin: OrderOrigin | undefined): OrderOutputs {
   const reason = order.statusReason;
   return {
     planId: inputs.planId,
@@ -46,6 +47,7 @@ export function toOutputs(inputs: OrderInputs, order: Order, purchaseKey: string
     expiresAt: orderExpiry(order),
     ...splitCredentials(order.proxies ?? []),
     purchaseKey,
+    ...storedOrigin(origin),
   };
 }
 

@@ -76,6 +76,11 @@ export class ProviderCore {
     });
   }
 
+  /** The client, or undefined while the settings are missing or unusable (check reports them; a diff goes on without). */
+  clientIfConfigured(): ProxyApiClient | undefined {
+    return this.configFailures().length === 0 ? this.client() : undefined;
+  }
+
   /** Receives the settings once per provider process: the stack's config, or a provider plugin's own settings. */
   configure(req: ConfigureArgs): void {
     this.lookup = (key) => req.config.get(key);

@@ -10,9 +10,11 @@ import type { ProxyApiClient } from "../client/client";
 import { NotFoundError, ProxyError } from "../client/errors";
 import { isSpentState, isTargetState } from "../contract/states";
 import type { Order } from "../contract/types";
-import { confirmApiAnswers, confirmOrderGone, type AbsenceCheckOptions } from "./absence";
+import { confirmApiAnswers, confirmOrderGone, OrderAbsenceUnconfirmedError, type AbsenceCheckOptions } from "./absence";
 import { formatDuration } from "./duration";
 import { keyAfterRemovedOrder, nextPurchaseKey } from "./idempotency";
+import { absenceOtherKey } from "./messages";
+import { keySeesAccount, witness, type OrderOrigin } from "./origin";
 import { assessExpiry, orderExpiry, replacesOrder } from "./renewal";
 import { heldReporter, purchaseTally, type ProviderLog } from "./rate-limit-report";
 import { OrderFailedError, OrderWaitCancelledError, OrderWaitTimeoutError, waitForOrder, type WaitOptions, type WaitProgress } from "./wait";
@@ -79,8 +81,11 @@ export interface PurchaseFlow {
   ): Promise<PurchaseOutcome>;
   /** An order that exists (adopted), waited for unless it is ready or not to be waited for. */
   adopt(api: ProxyApiClient, order: Order, request: Pick<PurchaseRequest, "waitForReady" | "deadline" | "signal">): Promise<PurchaseOutcome>;
-  /** The order, or "gone" when its absence is certain; rejects when a 404 cannot be confirmed. */
-  readOrder(api: ProxyApiClient, id: string): Promise<Order | "gone">;
+  /**
+   * The order, or "gone" when its absence is certain; rejects when a 404 cannot be confirmed. `origin` is what the
+   * state records of where the order lives: a 404 counts only for a key that sees its account (origin.ts).
+   */
+  readOrder(api: ProxyApiClient, id: string, origin?: OrderOrigin): Promise<Order | "gone">;
 }
 
 /** Creates the purchase flow of one provider core. */
@@ -92,12 +97,24 @@ export function createPurchaseFlow(options: PurchaseFlowOptions): PurchaseFlow {
 class OrderPurchases implements PurchaseFlow {
   constructor(private readonly options: PurchaseFlowOptions) {}
 
-  async readOrder(api: ProxyApiClient, id: string): Promise<Order | "gone"> {
+  async readOrder(api: ProxyApiClient, id: string, origin?: OrderOrigin): Promise<Order | "gone"> {
     try {
-      return (await api.getOrder(id)).order;
+      const { order } = await api.getOrder(id);
+      witness(api, origin);
+      return order;
     } catch (error) {
       if (!(error instanceof NotFoundError)) throw error;
-      return confirmOrderGone(api, id, error, this.options.absence);
+      const found = await confirmOrderGone(api, id, error, this.options.absence);
+      if (found === "gone" && !keySeesAccount(api, origin)) {
+        throw new OrderAbsenceUnconfirmedError(absenceOtherKey(id), {
+          status: error.status,
+          code: "absence_unconfirmed",
+          requestId: error.requestId,
+          method: error.method,
+          path: error.path,
+        });
+      }
+      return found;
     }
   }
 

@@ -9,6 +9,7 @@ import { memberOf, proxiesOf, type FleetMember, type OrderProxies } from "./flee
 import type { MemberAction } from "./fleet-plan";
 import { fleetUnfinished, memberReplaced, orderFailed, orderUnfinished } from "./messages";
 import { toOutputs, type OrderInputs, type OrderOutputs } from "./order-state";
+import type { OrderOrigin } from "./origin";
 import type { PurchaseOutcome } from "./purchase";
 import { PartialOrderError, partialProperties, type WithProvider } from "./pulumi-host";
 import { orderExpiry } from "./renewal";
@@ -17,14 +18,14 @@ import { orderExpiry } from "./renewal";
 const LISTED_PROBLEMS = 5;
 
 /** A ProxyOrder's create or update result for an outcome: its outputs, or the error that says what is kept. */
-export function settleOrder(inputs: WithProvider<OrderInputs>, outcome: PurchaseOutcome): { id: string; outs: OrderOutputs } {
+export function settleOrder(inputs: WithProvider<OrderInputs>, outcome: PurchaseOutcome, origin: OrderOrigin): { id: string; outs: OrderOutputs } {
   const { order, purchaseKey: key } = outcome;
-  if (outcome.kind === "done") return { id: order.id, outs: toOutputs(inputs, order, key) };
+  if (outcome.kind === "done") return { id: order.id, outs: toOutputs(inputs, order, key, origin) };
   if (outcome.kind === "failed") {
     throw new ProxyError(orderFailed(outcome.error.message, Boolean(inputs.adoptOrderId)), "order_failed", { cause: outcome.error });
   }
   const message = orderUnfinished(outcome.reason, order.id, order.status);
-  throw new PartialOrderError(message, order.id, partialProperties(toOutputs(inputs, order, key), inputs));
+  throw new PartialOrderError(message, order.id, partialProperties(toOutputs(inputs, order, key, origin), inputs));
 }
 
 /** What one member's action came to: an outcome, or the error of a purchase that produced no order. */
@@ -48,9 +49,16 @@ export interface SettledFleet {
  * The members after the actions ran on `held` (the stored members still in range) and `retiring`. A slot whose
  * purchase produced no order keeps what it had; a failed successor leaves the order it would replace in place (the
  * next up tries again, by a derived key); a failed new member is recorded, so the next up replaces it alone; a
- * renewed member whose successor is not ready yet is kept as retiring. Proxies of the orders seen go into `known`.
+ * renewed member whose successor is not ready yet is kept as retiring. Proxies of the orders seen go into `known`; every
+ * order an action bought or read lives at `origin`, the API the actions ran on.
  */
-export function settleFleet(held: FleetMember[], retiring: FleetMember[], results: MemberResult[], known: Map<string, OrderProxies>): SettledFleet {
+export function settleFleet(
+  held: FleetMember[],
+  retiring: FleetMember[],
+  results: MemberResult[],
+  known: Map<string, OrderProxies>,
+  origin: OrderOrigin,
+): SettledFleet {
   const bySlot = new Map(held.map((m) => [m.slot, m]));
   const stillRetiring = [...retiring];
   const problems: string[] = [];
@@ -64,7 +72,7 @@ export function settleFleet(held: FleetMember[], retiring: FleetMember[], result
     }
     const { order, purchaseKey: key } = outcome;
     known.set(order.id, proxiesOf(order));
-    const member = memberOf(slot, order, key, orderExpiry(order));
+    const member = memberOf(slot, order, key, orderExpiry(order), origin);
     if (outcome.kind === "failed") {
       problems.push(`slot ${slot}: ${outcome.error.message}`);
       if (!old || action.kind === "resume") bySlot.set(slot, member);

@@ -25,6 +25,18 @@ namespace PulumiProxy.Proxy
         public Output<string?> AdoptOrderId { get; private set; } = null!;
 
         /// <summary>
+        /// The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md).
+        /// </summary>
+        [Output("apiBaseUrl")]
+        public Output<string?> ApiBaseUrl { get; private set; } = null!;
+
+        /// <summary>
+        /// A one-way fingerprint of the API key the order was bought with (never the key). A `404` from a key that is not this one drops the order from the state only when that key still sees another order of the same key, that is, the same account.
+        /// </summary>
+        [Output("apiKeyFingerprint")]
+        public Output<string?> ApiKeyFingerprint { get; private set; } = null!;
+
+        /// <summary>
         /// When the order was placed (RFC 3339).
         /// </summary>
         [Output("createdAt")]

@@ -43,6 +43,14 @@ export class ProxyOrder extends pulumi.CustomResource {
      */
     public readonly adoptOrderId!: pulumi.Output<string | undefined>;
     /**
+     * The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md).
+     */
+    public /*out*/ readonly apiBaseUrl!: pulumi.Output<string | undefined>;
+    /**
+     * A one-way fingerprint of the API key the order was bought with (never the key). A `404` from a key that is not this one drops the order from the state only when that key still sees another order of the same key, that is, the same account.
+     */
+    public /*out*/ readonly apiKeyFingerprint!: pulumi.Output<string | undefined>;
+    /**
      * When the order was placed (RFC 3339).
      */
     public /*out*/ readonly createdAt!: pulumi.Output<string | undefined>;
@@ -119,6 +127,8 @@ export class ProxyOrder extends pulumi.CustomResource {
             resourceInputs["readyTimeout"] = (args ? args.readyTimeout : undefined) ?? "20m";
             resourceInputs["renewBefore"] = args ? args.renewBefore : undefined;
             resourceInputs["waitForReady"] = (args ? args.waitForReady : undefined) ?? true;
+            resourceInputs["apiBaseUrl"] = undefined /*out*/;
+            resourceInputs["apiKeyFingerprint"] = undefined /*out*/;
             resourceInputs["createdAt"] = undefined /*out*/;
             resourceInputs["credentials"] = undefined /*out*/;
             resourceInputs["expiresAt"] = undefined /*out*/;
@@ -130,6 +140,8 @@ export class ProxyOrder extends pulumi.CustomResource {
             resourceInputs["statusReason"] = undefined /*out*/;
         } else {
             resourceInputs["adoptOrderId"] = undefined /*out*/;
+            resourceInputs["apiBaseUrl"] = undefined /*out*/;
+            resourceInputs["apiKeyFingerprint"] = undefined /*out*/;
             resourceInputs["createdAt"] = undefined /*out*/;
             resourceInputs["credentials"] = undefined /*out*/;
             resourceInputs["expiresAt"] = undefined /*out*/;

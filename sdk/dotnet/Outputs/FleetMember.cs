@@ -18,6 +18,14 @@ namespace PulumiProxy.Proxy.Outputs
     public sealed class FleetMember
     {
         /// <summary>
+        /// The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md).
+        /// </summary>
+        public readonly string? ApiBaseUrl;
+        /// <summary>
+        /// A one-way fingerprint of the API key the order was bought with (never the key). A `404` from a key that is not this one drops the order from the state only when that key still sees another order of the same key, that is, the same account.
+        /// </summary>
+        public readonly string? ApiKeyFingerprint;
+        /// <summary>
         /// When the order was placed (RFC 3339).
         /// </summary>
         public readonly string? CreatedAt;
@@ -52,6 +60,10 @@ namespace PulumiProxy.Proxy.Outputs
 
         [OutputConstructor]
         private FleetMember(
+            string? apiBaseUrl,
+
+            string? apiKeyFingerprint,
+
             string? createdAt,
 
             string? expiresAt,
@@ -68,6 +80,8 @@ namespace PulumiProxy.Proxy.Outputs
 
             Outputs.StatusReason? statusReason)
         {
+            ApiBaseUrl = apiBaseUrl;
+            ApiKeyFingerprint = apiKeyFingerprint;
             CreatedAt = createdAt;
             ExpiresAt = expiresAt;
             OrderId = orderId;

@@ -20,6 +20,10 @@ type ProxyOrder struct {
 
 	// The id of an existing order to track instead of buying one. `pulumi import` does the same for a new resource; this input adopts in place, for example after a lost state.
 	AdoptOrderId pulumi.StringPtrOutput `pulumi:"adoptOrderId"`
+	// The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md).
+	ApiBaseUrl pulumi.StringPtrOutput `pulumi:"apiBaseUrl"`
+	// A one-way fingerprint of the API key the order was bought with (never the key). A `404` from a key that is not this one drops the order from the state only when that key still sees another order of the same key, that is, the same account.
+	ApiKeyFingerprint pulumi.StringPtrOutput `pulumi:"apiKeyFingerprint"`
 	// When the order was placed (RFC 3339).
 	CreatedAt pulumi.StringPtrOutput `pulumi:"createdAt"`
 	// Credentials of the proxies, in the same order as `proxies`. Always secret.
@@ -223,6 +227,16 @@ func (o ProxyOrderOutput) ToProxyOrderOutputWithContext(ctx context.Context) Pro
 // The id of an existing order to track instead of buying one. `pulumi import` does the same for a new resource; this input adopts in place, for example after a lost state.
 func (o ProxyOrderOutput) AdoptOrderId() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ProxyOrder) pulumi.StringPtrOutput { return v.AdoptOrderId }).(pulumi.StringPtrOutput)
+}
+
+// The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md).
+func (o ProxyOrderOutput) ApiBaseUrl() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *ProxyOrder) pulumi.StringPtrOutput { return v.ApiBaseUrl }).(pulumi.StringPtrOutput)
+}
+
+// A one-way fingerprint of the API key the order was bought with (never the key). A `404` from a key that is not this one drops the order from the state only when that key still sees another order of the same key, that is, the same account.
+func (o ProxyOrderOutput) ApiKeyFingerprint() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *ProxyOrder) pulumi.StringPtrOutput { return v.ApiKeyFingerprint }).(pulumi.StringPtrOutput)
 }
 
 // When the order was placed (RFC 3339).

@@ -122,6 +122,10 @@ func (o FleetCredentialArrayOutput) Index(i pulumi.IntInput) FleetCredentialOutp
 
 // One order of a fleet, in the slot it fills.
 type FleetMember struct {
+	// The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md).
+	ApiBaseUrl *string `pulumi:"apiBaseUrl"`
+	// A one-way fingerprint of the API key the order was bought with (never the key). A `404` from a key that is not this one drops the order from the state only when that key still sees another order of the same key, that is, the same account.
+	ApiKeyFingerprint *string `pulumi:"apiKeyFingerprint"`
 	// When the order was placed (RFC 3339).
 	CreatedAt *string `pulumi:"createdAt"`
 	// When the order expires (RFC 3339).
@@ -153,6 +157,16 @@ func (o FleetMemberOutput) ToFleetMemberOutput() FleetMemberOutput {
 
 func (o FleetMemberOutput) ToFleetMemberOutputWithContext(ctx context.Context) FleetMemberOutput {
 	return o
+}
+
+// The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md).
+func (o FleetMemberOutput) ApiBaseUrl() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v FleetMember) *string { return v.ApiBaseUrl }).(pulumi.StringPtrOutput)
+}
+
+// A one-way fingerprint of the API key the order was bought with (never the key). A `404` from a key that is not this one drops the order from the state only when that key still sees another order of the same key, that is, the same account.
+func (o FleetMemberOutput) ApiKeyFingerprint() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v FleetMember) *string { return v.ApiKeyFingerprint }).(pulumi.StringPtrOutput)
 }
 
 // When the order was placed (RFC 3339).

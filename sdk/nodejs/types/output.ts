@@ -50,6 +50,14 @@ export interface FleetCredential {
  */
 export interface FleetMember {
     /**
+     * The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md).
+     */
+    apiBaseUrl?: string;
+    /**
+     * A one-way fingerprint of the API key the order was bought with (never the key). A `404` from a key that is not this one drops the order from the state only when that key still sees another order of the same key, that is, the same account.
+     */
+    apiKeyFingerprint?: string;
+    /**
      * When the order was placed (RFC 3339).
      */
     createdAt?: string;

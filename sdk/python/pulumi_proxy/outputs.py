@@ -156,6 +156,10 @@ class FleetMember(dict):
         suggest = None
         if key == "orderId":
             suggest = "order_id"
+        elif key == "apiBaseUrl":
+            suggest = "api_base_url"
+        elif key == "apiKeyFingerprint":
+            suggest = "api_key_fingerprint"
         elif key == "createdAt":
             suggest = "created_at"
         elif key == "expiresAt":
@@ -182,6 +186,8 @@ class FleetMember(dict):
                  order_id: builtins.str,
                  slot: builtins.int,
                  status: builtins.str,
+                 api_base_url: Optional[builtins.str] = None,
+                 api_key_fingerprint: Optional[builtins.str] = None,
                  created_at: Optional[builtins.str] = None,
                  expires_at: Optional[builtins.str] = None,
                  purchase_key: Optional[builtins.str] = None,
@@ -192,6 +198,8 @@ class FleetMember(dict):
         :param builtins.str order_id: The order id, such as `ord_...`.
         :param builtins.int slot: The member's slot, 0 to `orders` - 1: its purchase key is derived from it.
         :param builtins.str status: `pending`, `provisioning`, `active`, `failed`, `cancelled` or `expired`, as of the last create, update or refresh.
+        :param builtins.str api_base_url: The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md).
+        :param builtins.str api_key_fingerprint: A one-way fingerprint of the API key the order was bought with (never the key). A `404` from a key that is not this one drops the order from the state only when that key still sees another order of the same key, that is, the same account.
         :param builtins.str created_at: When the order was placed (RFC 3339).
         :param builtins.str expires_at: When the order expires (RFC 3339).
         :param builtins.str purchase_key: The idempotency key the order was bought with; absent for an imported order.
@@ -201,6 +209,10 @@ class FleetMember(dict):
         pulumi.set(__self__, "order_id", order_id)
         pulumi.set(__self__, "slot", slot)
         pulumi.set(__self__, "status", status)
+        if api_base_url is not None:
+            pulumi.set(__self__, "api_base_url", api_base_url)
+        if api_key_fingerprint is not None:
+            pulumi.set(__self__, "api_key_fingerprint", api_key_fingerprint)
         if created_at is not None:
             pulumi.set(__self__, "created_at", created_at)
         if expires_at is not None:
@@ -235,6 +247,22 @@ class FleetMember(dict):
         `pending`, `provisioning`, `active`, `failed`, `cancelled` or `expired`, as of the last create, update or refresh.
         """
         return pulumi.get(self, "status")
+
+    @property
+    @pulumi.getter(name="apiBaseUrl")
+    def api_base_url(self) -> Optional[builtins.str]:
+        """
+        The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md).
+        """
+        return pulumi.get(self, "api_base_url")
+
+    @property
+    @pulumi.getter(name="apiKeyFingerprint")
+    def api_key_fingerprint(self) -> Optional[builtins.str]:
+        """
+        A one-way fingerprint of the API key the order was bought with (never the key). A `404` from a key that is not this one drops the order from the state only when that key still sees another order of the same key, that is, the same account.
+        """
+        return pulumi.get(self, "api_key_fingerprint")
 
     @property
     @pulumi.getter(name="createdAt")

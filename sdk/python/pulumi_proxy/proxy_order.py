@@ -205,6 +205,8 @@ class ProxyOrder(pulumi.CustomResource):
             if wait_for_ready is None:
                 wait_for_ready = True
             __props__.__dict__["wait_for_ready"] = wait_for_ready
+            __props__.__dict__["api_base_url"] = None
+            __props__.__dict__["api_key_fingerprint"] = None
             __props__.__dict__["created_at"] = None
             __props__.__dict__["credentials"] = None
             __props__.__dict__["expires_at"] = None
@@ -239,6 +241,8 @@ class ProxyOrder(pulumi.CustomResource):
         __props__ = ProxyOrderArgs.__new__(ProxyOrderArgs)
 
         __props__.__dict__["adopt_order_id"] = None
+        __props__.__dict__["api_base_url"] = None
+        __props__.__dict__["api_key_fingerprint"] = None
         __props__.__dict__["created_at"] = None
         __props__.__dict__["credentials"] = None
         __props__.__dict__["expires_at"] = None
@@ -262,6 +266,22 @@ class ProxyOrder(pulumi.CustomResource):
         The id of an existing order to track instead of buying one. `pulumi import` does the same for a new resource; this input adopts in place, for example after a lost state.
         """
         return pulumi.get(self, "adopt_order_id")
+
+    @property
+    @pulumi.getter(name="apiBaseUrl")
+    def api_base_url(self) -> pulumi.Output[Optional[builtins.str]]:
+        """
+        The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md).
+        """
+        return pulumi.get(self, "api_base_url")
+
+    @property
+    @pulumi.getter(name="apiKeyFingerprint")
+    def api_key_fingerprint(self) -> pulumi.Output[Optional[builtins.str]]:
+        """
+        A one-way fingerprint of the API key the order was bought with (never the key). A `404` from a key that is not this one drops the order from the state only when that key still sees another order of the same key, that is, the same account.
+        """
+        return pulumi.get(self, "api_key_fingerprint")
 
     @property
     @pulumi.getter(name="createdAt")

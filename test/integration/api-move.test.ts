@@ -1,0 +1,131 @@
+/**
+ * Orders that live at one API while the stack points at another (provider/origin.ts): nothing is read, renewed or
+ * dropped through the other API, every operation says where the order lives and how to go on, pointing back changes
+ * nothing, and a 404 to a key that may be of another account never drops an order.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OrderAbsenceUnconfirmedError } from "../../provider/absence";
+import { createFleetProvider } from "../../provider/fleet-provider";
+import { createOrderProvider } from "../../provider/order-provider";
+import type { OrderInputs } from "../../provider/order-state";
+import { startSandbox, type Sandbox } from "../../sandbox";
+import { sandboxClock, useSandbox } from "../helpers/sandbox";
+
+const a = useSandbox();
+let b: Sandbox;
+beforeAll(async () => {
+  b = await startSandbox({ provisioningMs: 300 });
+});
+afterAll(async () => {
+  await b.stop();
+  expect(b.contractViolations).toEqual([]);
+});
+
+function at(api: () => Sandbox, apiKey?: string) {
+  const lines: string[] = [];
+  const options = {
+    env: { PROXY_API_BASE_URL: api().url, PROXY_API_KEY: apiKey ?? api().apiKey },
+    log: { info: (m: string) => void lines.push(`info ${m}`), warn: (m: string) => void lines.push(`warn ${m}`) },
+    client: { initialRetryDelayMs: 10, maxRetryDelayMs: 20 },
+    wait: { clock: sandboxClock(api) },
+    absence: { delayMs: 5 },
+  };
+  return { order: createOrderProvider(options), fleet: createFleetProvider(options), lines };
+}
+
+const inputs = (over: Partial<OrderInputs> = {}): OrderInputs & { __provider: string } => ({
+  planId: "dc-us-5",
+  waitForReady: true,
+  readyTimeout: "20m",
+  idempotencyKey: `key-${Math.random().toString(36).slice(2)}`,
+  __provider: "serialized-provider-text",
+  ...over,
+});
+
+describe("an order records the API it was bought from", () => {
+  it("its base URL and a fingerprint of the key, never the key", async () => {
+    const { outs } = await at(() => a.current).order.create(inputs());
+    expect(outs.apiBaseUrl).toBe(a.current.url);
+    expect(outs.apiKeyFingerprint).toMatch(/^[0-9a-f]{16}$/);
+    expect(JSON.stringify(outs)).not.toContain(a.current.apiKey);
+  });
+});
+
+describe("the stack pointed at another API", () => {
+  it("refresh keeps the order as recorded, asks the other API nothing, and names both APIs and the ways forward", async () => {
+    const { id, outs } = await at(() => a.current).order.create(inputs());
+    const elsewhere = at(() => b);
+    const before = b.requests.length;
+    const read = await elsewhere.order.read(id, outs);
+    expect(read).toEqual({ id, props: outs, inputs: expect.objectContaining({ planId: "dc-us-5" }) });
+    expect(b.requests.length).toBe(before);
+    expect(elsewhere.lines.join("\n")).toMatch(new RegExp(`order ${id} \\(plan dc-us-5\\) lives at ${a.current.url}.*is now ${b.url}.*point proxy:baseUrl back.*pulumi up --replace`, "s"));
+  });
+
+  it("preview and up change nothing and say so; an unready order is not resumed there; pointing back is quiet", async () => {
+    const { id, outs } = await at(() => a.current).order.create(inputs({ waitForReady: false }));
+    const elsewhere = at(() => b);
+    const diff = await elsewhere.order.diff(id, outs, inputs({ idempotencyKey: outs.idempotencyKey, waitForReady: false }));
+    expect(diff.changes).toBe(false);
+    expect(elsewhere.lines.join("\n")).toContain(`lives at ${a.current.url}`);
+    const updated = await elsewhere.order.update(id, outs, inputs({ idempotencyKey: outs.idempotencyKey }));
+    expect(updated.outs).toMatchObject({ orderId: id, status: outs.status, apiBaseUrl: a.current.url });
+    expect(b.createdOrders).toEqual([]);
+    const back = at(() => a.current);
+    await back.order.diff(id, outs, inputs({ idempotencyKey: outs.idempotencyKey, waitForReady: false }));
+    const refreshed = await back.order.read(id, outs);
+    expect(refreshed.id).toBe(id);
+    expect(back.lines.filter((l) => l.includes("lives at"))).toEqual([]);
+  });
+
+  it("a fleet keeps its members there: no reads, no purchases, and the diff plans nothing for them", async () => {
+    const here = at(() => a.current);
+    const fleetInputs = { planId: "dc-us-5", orders: 3, waitForReady: true, readyTimeout: "20m", idempotencyKey: `fleet-${Math.random()}`, __provider: "p" };
+    const { id, outs } = await here.fleet.create(fleetInputs);
+    expect(outs.members.map((m) => m.apiBaseUrl)).toEqual([a.current.url, a.current.url, a.current.url]);
+    const elsewhere = at(() => b);
+    const before = b.requests.length;
+    const read = await elsewhere.fleet.read(id, outs);
+    expect(read.props).toEqual(outs);
+    expect(b.requests.length).toBe(before);
+    const diff = await elsewhere.fleet.diff(id, outs, fleetInputs);
+    expect(diff.changes).toBe(false);
+    expect(elsewhere.lines.join("\n")).toMatch(/fleet .*3 order\(s\).*lives at/);
+    expect(b.createdOrders).toEqual([]);
+  });
+});
+
+describe("a 404 to another key", () => {
+  /** The order as if bought with another key of fingerprint `fingerprint`. */
+  const boughtWithKey = async (fingerprint: string) => {
+    const { id, outs } = await at(() => a.current).order.create(inputs());
+    return { id, outs: { ...outs, apiKeyFingerprint: fingerprint } };
+  };
+
+  it("keeps the order while the key has not been seen reading an order of that key (it may be of another account)", async () => {
+    const { id, outs } = await boughtWithKey("aaaaaaaaaaaaaaaa");
+    a.current.removeOrder(id);
+    const error = await at(() => a.current).order.read(id, outs).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OrderAbsenceUnconfirmedError);
+    expect((error as Error).message).toMatch(/another account.*stays in the state.*pulumi state delete/s);
+  });
+
+  it("drops it once the key has read another order bought with that key (a key rotated within the account)", async () => {
+    const sibling = await boughtWithKey("bbbbbbbbbbbbbbbb");
+    const gone = await boughtWithKey("bbbbbbbbbbbbbbbb");
+    const rotated = at(() => a.current);
+    expect((await rotated.order.read(sibling.id, sibling.outs)).id).toBe(sibling.id);
+    a.current.removeOrder(gone.id);
+    expect(await rotated.order.read(gone.id, gone.outs)).toEqual({});
+  });
+
+  it("drops an order the same key bought, and one recorded by an earlier release, as before", async () => {
+    const { id, outs } = await at(() => a.current).order.create(inputs());
+    const legacy = await at(() => a.current).order.create(inputs());
+    const { apiBaseUrl: _u, apiKeyFingerprint: _k, ...legacyOuts } = legacy.outs;
+    a.current.removeOrder(id);
+    a.current.removeOrder(legacy.id);
+    expect(await at(() => a.current).order.read(id, outs)).toEqual({});
+    expect(await at(() => a.current).order.read(legacy.id, legacyOuts)).toEqual({});
+  });
+});
