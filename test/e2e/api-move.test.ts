@@ -1,0 +1,137 @@
+/**
+ * A stack moved from one API to another and back, with the real CLI (provider/origin.ts, docs/going-live.md): for a
+ * dynamic ProxyOrder, a ProxyOrder through the installed plugin and a ProxyFleet. Preview, up and refresh at the other
+ * API drop no order and buy nothing, and name both APIs; pointing back changes nothing; `up --replace` buys anew there,
+ * shown by its preview. A stack whose state was written by the last release (no API recorded) takes over quietly.
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startSandbox, type Sandbox } from "../../sandbox";
+import { installPluginWithoutNode } from "../helpers/plugin-archive";
+import type { JsonSummary } from "../helpers/pulumi";
+import { useStack, type StackUnderTest } from "../helpers/stack";
+
+/** The other API: another sandbox, another account's key. */
+let other: Sandbox;
+beforeAll(async () => {
+  other = await startSandbox({ provisioningMs: 500, apiKey: "sk_sandbox_other_account_key" });
+});
+afterAll(async () => {
+  await other?.stop();
+  expect(other?.contractViolations ?? []).toEqual([]);
+});
+
+/** What the engine said, in one text. */
+const said = (result: JsonSummary) => (result.diagnostics ?? []).map((d) => d.message).join("\n");
+/** The operations on the proxy resources (not the stack, providers or functions). */
+const proxyOps = (result: JsonSummary) => (result.steps ?? []).filter((s) => /Proxy(Order|Fleet)/.test(s.urn)).map((s) => s.op);
+
+/**
+ * Moves the stack to the other API and back. `held` reads the order ids the state holds.
+ */
+async function moveAndBack(stack: StackUnderTest, held: () => Promise<string[]>): Promise<void> {
+  const { program, sandbox } = stack;
+  other.reset();
+  await program.up();
+  const orders = await held();
+  const bought = sandbox.createdOrders.length;
+  expect(orders.length).toBeGreaterThan(0);
+
+  await program.useApi({ url: other.url, apiKey: other.apiKey });
+  const preview = await program.preview();
+  expect(proxyOps(preview).every((op) => op === "same")).toBe(true);
+  expect(said(preview)).toContain(`lives at ${sandbox.url}, but proxy:baseUrl (or PROXY_API_BASE_URL) is now ${other.url}`);
+  const up = await program.up();
+  expect(said(up)).toContain(`lives at ${sandbox.url}`);
+  const refresh = await program.refresh();
+  expect(said(refresh)).toContain(`lives at ${sandbox.url}`);
+  expect(await held()).toEqual(orders);
+  expect(other.createdOrders).toEqual([]);
+  expect(other.requests.filter((r) => r.path.startsWith("/v1/orders"))).toEqual([]);
+
+  await program.useApi({ url: sandbox.url, apiKey: sandbox.apiKey });
+  const back = await program.preview("--expect-no-changes");
+  expect(said(back)).not.toContain("lives at");
+  await program.refresh();
+  await program.preview("--expect-no-changes");
+  expect(await held()).toEqual(orders);
+  expect(sandbox.createdOrders).toHaveLength(bought);
+}
+
+/** The state as the last release wrote it: no API recorded on any order. */
+async function asLastRelease(stack: StackUnderTest): Promise<void> {
+  const { program } = stack;
+  const { text } = await program.exportState();
+  const state = JSON.parse(text) as { deployment: { resources?: Array<{ outputs?: Record<string, unknown> }> } };
+  const strip = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(strip);
+    if (value !== null && typeof value === "object") {
+      return Object.fromEntries(Object.entries(value).filter(([k]) => k !== "apiBaseUrl" && k !== "apiKeyFingerprint").map(([k, v]) => [k, strip(v)]));
+    }
+    return value;
+  };
+  for (const resource of state.deployment.resources ?? []) if (resource.outputs) resource.outputs = strip(resource.outputs) as Record<string, unknown>;
+  const file = join(mkdtempSync(join(tmpdir(), "pulumi-proxy-state-")), "state.json");
+  writeFileSync(file, JSON.stringify(state));
+  await program.run(["stack", "import", "--file", file]);
+  expect((await program.exportState()).text).not.toContain("apiBaseUrl");
+}
+
+/** The order ids of the stack's ProxyOrders. */
+const orderIds = (stack: StackUnderTest) => async () =>
+  (await stack.program.exportState()).resources.filter((r) => r.type.endsWith("ProxyOrder")).map((r) => String(r.id));
+
+describe("a dynamic ProxyOrder moved to another API and back (real CLI)", () => {
+  const stack = useStack("examples/quickstart", { stack: "moved", sandbox: { provisioningMs: 500 } });
+
+  it("keeps its order, buys nothing, names both APIs; then buys anew there only by a replacement the preview shows", async () => {
+    await moveAndBack(stack, orderIds(stack));
+    const { program } = stack;
+    const [order] = (await program.exportState()).resources.filter((r) => r.type.endsWith("ProxyOrder"));
+    await program.useApi({ url: other.url, apiKey: other.apiKey });
+    const preview = await program.preview("--replace", String(order?.urn));
+    expect(proxyOps(preview)).toContain("replace");
+    expect(other.createdOrders).toEqual([]);
+    await program.up("--replace", String(order?.urn));
+    expect(other.createdOrders).toHaveLength(1);
+    expect(await orderIds(stack)()).toEqual([other.createdOrders[0]?.id]);
+    await program.preview("--expect-no-changes");
+  }, 600_000);
+});
+
+describe("a ProxyFleet moved to another API and back (real CLI)", () => {
+  const stack = useStack("test/e2e/programs/proxy-fleet", { stack: "moved", sandbox: { provisioningMs: 500 } });
+
+  it("keeps every member and buys nothing", async () => {
+    const members = async () => {
+      const fleet = (await stack.program.exportState()).resources.find((r) => r.type.endsWith("ProxyFleet"));
+      return ((fleet?.outputs?.members ?? []) as Array<{ orderId: string }>).map((m) => m.orderId);
+    };
+    await moveAndBack(stack, members);
+    expect(await members()).toHaveLength(3);
+  }, 600_000);
+});
+
+describe("a ProxyOrder through the installed plugin moved to another API and back (real CLI)", () => {
+  const stack = useStack("examples/plugin-yaml", { stack: "moved", sandbox: { provisioningMs: 500 }, prepare: installPluginWithoutNode });
+
+  it("keeps its order, buys nothing, names both APIs", async () => {
+    await moveAndBack(stack, orderIds(stack));
+  }, 600_000);
+});
+
+describe("a stack of the last release (no API recorded) under this one (real CLI)", () => {
+  const stack = useStack("examples/quickstart", { stack: "upgraded", sandbox: { provisioningMs: 500 } });
+
+  it("takes over quietly: no change, no drift, nothing bought", async () => {
+    const { program, sandbox } = stack;
+    await program.up();
+    await asLastRelease(stack);
+    await program.preview("--expect-no-changes");
+    await program.refresh("--expect-no-changes");
+    await program.preview("--expect-no-changes");
+    expect(sandbox.createdOrders).toHaveLength(1);
+  }, 600_000);
+});
