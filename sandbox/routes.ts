@@ -55,6 +55,8 @@ export interface RouteContext {
 
 const KNOWN_TYPES = new Set<string>(PROXY_TYPES);
 const ORDER_PATH = /^\/v1\/orders\/([^/]+)$/;
+/** The most order ids `GET /v1/proxies?order_id=` takes at once. */
+const MAX_ORDER_IDS = 100;
 
 /** Routes a request under /v1; throws Problem for every error. */
 export async function route(req: RouteRequest, ctx: RouteContext): Promise<RouteResponse> {
@@ -94,12 +96,17 @@ function listProxies(req: RouteRequest, ctx: RouteContext): RouteResponse {
     });
   }
   const countries = splitList(req.query.get("country")).map((c) => c.toUpperCase());
-  const orderId = req.query.get("order_id");
+  const orderIds = splitList(req.query.get("order_id"));
+  if (orderIds.length > MAX_ORDER_IDS) {
+    throw new Problem(400, `order_id names ${orderIds.length} orders; at most ${MAX_ORDER_IDS} may be listed at once.`, {
+      errors: [{ pointer: "order_id", detail: `at most ${MAX_ORDER_IDS} ids, comma separated` }],
+    });
+  }
   const matches = activeProxies(ctx.state, ctx.now).filter(
     (p: StoredProxy) =>
       (types.length === 0 || types.includes(p.type)) &&
       (countries.length === 0 || countries.includes(p.country)) &&
-      (!orderId || p.order_id === orderId),
+      (orderIds.length === 0 || orderIds.includes(p.order_id)),
   );
   const offset = decodeCursor(req.query.get("cursor"));
   const page = matches.slice(offset, offset + limit);

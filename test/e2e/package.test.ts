@@ -49,7 +49,7 @@ describe("the packed package", () => {
 
   it("holds what users need and nothing else", () => {
     const outside = files.filter(
-      (f) => !/^dist\/(contract|client|provider|dynamic-sdk|sandbox|plugin|policy)\/[\w.-]+\.(js|d\.ts)$/.test(f),
+      (f) => !/^dist\/(contract|client|provider|check|dynamic-sdk|sandbox|plugin|policy)\/[\w.-]+\.(js|d\.ts)$/.test(f),
     );
     expect(outside).toEqual([
       "CHANGELOG.md",
@@ -58,13 +58,15 @@ describe("the packed package", () => {
       "bin/pulumi-resource-proxy",
       "dist/plugin/schema.json",
       "docs/api-contract.md",
+      "docs/going-live.md",
+      "docs/openapi.json",
       "docs/sandbox.md",
       "package.json",
       "policy-pack/PulumiPolicy.yaml",
       "policy-pack/index.js",
       "policy-pack/package.json",
     ]);
-    for (const entry of ["dist/dynamic-sdk/index.js", "dist/provider/index.js", "dist/sandbox/index.js", "dist/sandbox/cli.js", "dist/dynamic-sdk/index.d.ts", "dist/plugin/main.js", "dist/policy/index.js"]) {
+    for (const entry of ["dist/dynamic-sdk/index.js", "dist/provider/index.js", "dist/sandbox/index.js", "dist/sandbox/cli.js", "dist/dynamic-sdk/index.d.ts", "dist/plugin/main.js", "dist/check/main.js", "dist/policy/index.js"]) {
       expect(files).toContain(entry);
     }
   });

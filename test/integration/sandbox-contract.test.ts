@@ -138,3 +138,19 @@ describe("sandbox: admin routes (enabled by flag)", () => {
     expect((await post("/__sandbox/settings", { orderLifetimeMs: "1d" })).status).toBe(400);
   });
 });
+
+describe("sandbox: the list's order_id filter", () => {
+  it("takes one id or up to 100, comma separated", async () => {
+    const headers = { "content-type": "application/json" };
+    const a = await call("POST", "/v1/orders", { body: '{"plan_id":"dc-us-5"}', headers: { ...headers, "idempotency-key": "oid-a" } });
+    const b = await call("POST", "/v1/orders", { body: '{"plan_id":"dc-us-5"}', headers: { ...headers, "idempotency-key": "oid-b" } });
+    await call("POST", "/v1/orders", { body: '{"plan_id":"dc-us-5"}', headers: { ...headers, "idempotency-key": "oid-c" } });
+    sandbox.current.clock.advance(60_000);
+    const one = await call("GET", `/v1/proxies?limit=1000&order_id=${a.body.id}`);
+    const two = await call("GET", `/v1/proxies?limit=1000&order_id=${a.body.id},${b.body.id}`);
+    expect(new Set(one.body.data.map((p: { order_id: string }) => p.order_id))).toEqual(new Set([a.body.id]));
+    expect(new Set(two.body.data.map((p: { order_id: string }) => p.order_id))).toEqual(new Set([a.body.id, b.body.id]));
+    const many = Array.from({ length: 101 }, (_, i) => `ord_${i}`).join(",");
+    expect((await call("GET", `/v1/proxies?order_id=${many}`)).status).toBe(400);
+  });
+});
