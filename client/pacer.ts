@@ -23,7 +23,7 @@ export const DEFAULT_PACER_OPTIONS = {
   cubicGrowth: 0.0005,
   probePerSecond: 0.005,
   probeGrowth: 0.0002,
-  minRatePerSecond: 0.2,
+  minRatePerSecond: 1,
   hintShare: 0.95,
 } as const;
 
@@ -52,7 +52,10 @@ export interface PacerOptions {
    * above W after 10 s)
    */
   probeGrowth?: number;
-  /** The rate is never cut below this, in requests per second. @default 0.2 */
+  /**
+   * The rate is never cut below this, in requests per second: a server that refuses a share of requests whatever the
+   * rate (within the contract) would otherwise cut it towards nothing, and every wait past its deadline. @default 1
+   */
   minRatePerSecond?: number;
   /** The share of the rate the API's hints imply that is used. @default 0.95 */
   hintShare?: number;

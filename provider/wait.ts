@@ -33,6 +33,7 @@ export const DEFAULT_WAIT_SCHEDULE = {
   pollGrowth: 0.1,
   maxPollMs: 30_000,
   notFoundWindowMs: 10_000,
+  notFoundReads: 3,
   progressEveryMs: 30_000,
 } as const;
 
@@ -56,7 +57,11 @@ export interface WaitOptions {
   pollGrowth?: number;
   /** Longest pause between polls. @default 30000 */
   maxPollMs?: number;
-  /** How long `404` answers are taken for the contract's read-after-write burst before they count. @default 10000 */
+  /**
+   * How long `404` answers are taken for the contract's read-after-write burst before they count; at least
+   * `notFoundReads` of them are taken whatever the time, since under a rate limit a few reads may span the window.
+   * @default 10000
+   */
   notFoundWindowMs?: number;
   /** @default 30000 */
   progressEveryMs?: number;
@@ -133,6 +138,7 @@ export async function waitForOrder(options: WaitOptions): Promise<Order> {
   let lastReportedStatus: string | undefined;
   let lastReportAt = started;
   let firstNotFoundAt: number | undefined;
+  let notFoundReads = 0;
 
   const judge = (order: Order): Order | undefined => {
     if (isTargetState(order.status)) return order;
@@ -170,11 +176,13 @@ export async function waitForOrder(options: WaitOptions): Promise<Order> {
       lastSeen = result.order;
       hintMs = result.retryAfterMs;
       firstNotFoundAt = undefined;
+      notFoundReads = 0;
     } catch (error) {
       if (signal?.aborted) throw new OrderWaitCancelledError(orderId, lastSeen);
       if (!(error instanceof NotFoundError)) throw error;
       firstNotFoundAt ??= clock.now();
-      if (clock.now() - firstNotFoundAt >= notFoundWindowMs) throw error;
+      notFoundReads += 1;
+      if (clock.now() - firstNotFoundAt >= notFoundWindowMs && notFoundReads > DEFAULT_WAIT_SCHEDULE.notFoundReads) throw error;
       hintMs = undefined;
       continue;
     }

@@ -25,7 +25,12 @@ export type Deviation =
   /** Usage in gigabytes, as fractions. */
   | "usage-in-gigabytes"
   /** The key as `X-Api-Key`; a Bearer header is refused. */
-  | "x-api-key-auth";
+  | "x-api-key-auth"
+  /**
+   * Within the contract, at its most unhelpful: every fourth request answers 429 (Retry-After 1, no hints) whatever
+   * the rate, every 25th starts a burst of three 503s, and the list comes in pages of two.
+   */
+  | "every-fault";
 
 /** A deviant server: its URL, and a way to stop it. */
 export interface DeviantApi {
@@ -44,8 +49,24 @@ const STATE_NAMES: Record<string, string> = { provisioning: "processing", active
 
 /** Starts a server on loopback that answers as `sandbox` does, but for `deviation`. */
 export async function startDeviantApi(sandbox: Sandbox, deviation: Deviation): Promise<DeviantApi> {
+  let count = 0;
+  let unavailable = 0;
   const server: Server = createServer((req, res) => {
     void (async () => {
+      if (deviation === "every-fault" && req.url?.startsWith("/v1/")) {
+        count += 1;
+        if (count % 25 === 0) unavailable = 3;
+        const status = unavailable > 0 ? 503 : count % 4 === 0 ? 429 : undefined;
+        if (unavailable > 0) unavailable -= 1;
+        if (status) {
+          const code = status === 429 ? "rate_limited" : "unavailable";
+          const body = JSON.stringify({ type: "about:blank", title: "Refused", status, detail: "Refused.", code, request_id: `req_fault_${count}` });
+          req.resume();
+          res.writeHead(status, { "content-type": "application/problem+json", "retry-after": "1", "x-request-id": `req_fault_${count}` });
+          res.end(body);
+          return;
+        }
+      }
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
       const url = new URL(req.url ?? "/", "http://deviant");
@@ -64,6 +85,7 @@ export async function startDeviantApi(sandbox: Sandbox, deviation: Deviation): P
         url.searchParams.set("limit", "1000");
         url.searchParams.delete("cursor");
       }
+      if (deviation === "every-fault" && url.pathname === "/v1/proxies") url.searchParams.set("limit", "2");
       const answer = await request(`${sandbox.url}${url.pathname}${url.search}`, {
         method: req.method as "GET",
         headers,
