@@ -15,8 +15,8 @@ export interface ProxyFilters {
   type?: string | string[];
   /** Only proxies in these countries (ISO 3166-1 alpha-2). */
   country?: string | string[];
-  /** Only proxies provisioned by this order. */
-  orderId?: string;
+  /** Only proxies provisioned by this order, or by any of these (at most 100, sent comma separated). */
+  orderId?: string | string[];
   /** Page size, 1 to 1000. @default 100 (the server's default) */
   pageSize?: number;
 }
@@ -94,7 +94,7 @@ export class ProxyApiClient {
           cursor,
           type: joinList(filters.type),
           country: joinList(filters.country),
-          order_id: filters.orderId,
+          order_id: joinList(filters.orderId),
         },
         ...options,
       });

@@ -1,6 +1,8 @@
 /**
  * Refresh from the list: `GET /v1/proxies` answers up to 1,000 proxies a page, each with the `order_id` that
- * provisioned it, so one page can stand for hundreds of `GET /v1/orders/{id}`. What the list implies (docs/api-
+ * provisioned it, so one page can stand for hundreds of `GET /v1/orders/{id}`. The list is asked for the stack's orders
+ * only (`order_id`, up to 100 ids a request), so what other stacks own in the account costs nothing; an API that
+ * ignores that filter answers the whole list, which is then read as it always was. What the list implies (docs/api-
  * contract.md): it holds the proxies of `active` orders only, so an order listed with the proxies the state holds is
  * active and unchanged, and needs no read; an order that is absent (expired, cancelled, removed, or just bought and
  * not yet listed) or whose proxies changed is read by id, as before. The list never decides that an order is gone.
@@ -21,6 +23,9 @@ import type { ProxyCredential, ProxyInfo } from "./order-state";
 
 /** The largest page the contract allows. */
 export const LIST_PAGE_SIZE = 1000;
+
+/** The most order ids the contract lets one `order_id` filter name. */
+const MAX_ORDER_IDS = 100;
 
 /** How long reads wait for others to join one listing. */
 const GATHER_MS = 50;
@@ -55,23 +60,42 @@ export async function listForOrders(api: Pick<ProxyApiClient, "listProxyPages">,
 
 async function listPages(api: Pick<ProxyApiClient, "listProxyPages">, wanted: ReadonlySet<string>): Promise<Listing | undefined> {
   const byOrder = new Map<string, ProxyRecord[]>();
-  let pages = 0;
-  const unmatched = () => [...wanted].filter((id) => !byOrder.has(id)).length;
-  for await (const page of api.listProxyPages({ pageSize: LIST_PAGE_SIZE })) {
-    pages += 1;
-    const before = unmatched();
-    for (const proxy of page.proxies) {
-      if (proxy.orderId === undefined) continue;
-      const list = byOrder.get(proxy.orderId) ?? [];
-      list.push(proxy);
-      byOrder.set(proxy.orderId, list);
+  const ids = [...wanted];
+  let ignored = false;
+  for (let first = 0; first < ids.length && !ignored; first += MAX_ORDER_IDS) {
+    const batch = new Set(ids.slice(first, first + MAX_ORDER_IDS));
+    let pages = 0;
+    for await (const page of api.listProxyPages({ pageSize: LIST_PAGE_SIZE, orderId: [...batch] })) {
+      pages += 1;
+      // Until a page shows another order, the filter held: the rules count the batch; after, the whole list.
+      const scope = () => (ignored ? wanted : batch);
+      const unmatchedBefore = { batch: unmatched(batch, byOrder), wanted: unmatched(wanted, byOrder) };
+      for (const proxy of page.proxies) {
+        if (proxy.orderId === undefined) continue;
+        if (!batch.has(proxy.orderId)) ignored = true;
+        const list = byOrder.get(proxy.orderId) ?? [];
+        list.push(proxy);
+        byOrder.set(proxy.orderId, list);
+      }
+      if (page.proxies.length > 0 && byOrder.size === 0) return undefined;
+      const left = unmatched(scope(), byOrder);
+      const before = ignored ? unmatchedBefore.wanted : unmatchedBefore.batch;
+      if (page.nextCursor === undefined) {
+        if (ignored) return { byOrder, complete: true, at: Date.now() };
+        break;
+      }
+      if (left === 0 || left === before || pages + 1 > left) {
+        if (ignored) return { byOrder, complete: false, at: Date.now() };
+        break;
+      }
     }
-    if (page.proxies.length > 0 && byOrder.size === 0) return undefined;
-    const left = unmatched();
-    if (page.nextCursor === undefined) return { byOrder, complete: true, at: Date.now() };
-    if (left === 0 || left === before || pages + 1 > left) break;
   }
-  return { byOrder, complete: false, at: Date.now() };
+  return { byOrder, complete: !ignored, at: Date.now() };
+}
+
+/** How many of `wanted` the listing has not shown yet. */
+function unmatched(wanted: ReadonlySet<string>, byOrder: ReadonlyMap<string, ProxyRecord[]>): number {
+  return [...wanted].filter((id) => !byOrder.has(id)).length;
 }
 
 /**

@@ -7,6 +7,7 @@ import { createOrderProvider, type OrderProviderOptions } from "../../provider/o
 import { PartialOrderError, UNKNOWN } from "../../provider/pulumi-host";
 import type { OrderInputs, OrderOutputs } from "../../provider/order-state";
 import { startSandbox, type Sandbox } from "../../sandbox";
+import { PLANS } from "../../sandbox/catalogue";
 import { sandboxClock, useSandbox } from "../helpers/sandbox";
 
 const sandbox = useSandbox();
@@ -307,6 +308,21 @@ describe("refresh from the list", () => {
     const second = await Promise.all(made.map(({ id, outs }) => again.read(id, outs)));
     expect(api()).toEqual(["GET /v1/proxies", `GET /v1/orders/${made[2]!.id}`]);
     expect(second.map((r) => (r.props as OrderOutputs).status)).toEqual(["active", "active", "cancelled", "active", "active"]);
+  });
+
+  it("costs one page in a shared account, whatever other stacks own there (the list is asked for the stack's orders)", async () => {
+    const { p } = provider();
+    // Another stack's 300 orders (1,500 proxies, more than a page) in the same account, bought first.
+    const plan = PLANS["dc-us-5"]!;
+    for (let i = 0; i < 300; i++) sandbox.current.state.createOrder(plan, sandbox.current.clock.now(), { provisioningMs: 0 }, { hiddenReads: 0, fails: false });
+    const made = await Promise.all(Array.from({ length: 5 }, () => p.create(inputs())));
+    sandbox.current.clock.advance(60_000);
+    const before = sandbox.current.requests.length;
+    const refresher = fresh().p;
+    await Promise.all(made.map(({ id, outs }) => refresher.read(id, outs)));
+    const asked = sandbox.current.requests.slice(before).filter((r) => r.path.startsWith("/v1/"));
+    expect(asked.map((r) => `${r.method} ${r.path}`)).toEqual(["GET /v1/proxies"]);
+    expect(asked[0]?.query.order_id?.split(",").sort()).toEqual(made.map((m) => m.id).sort());
   });
 
   it("reads a ProxyOrder refreshed alone by id: one request, as before", async () => {

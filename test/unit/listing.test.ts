@@ -27,7 +27,30 @@ function api(pages: ProxyRecord[][]) {
   };
 }
 
+/** An API that applies the order_id filter (up to 100 ids), over an account of `pages` pages; records the fetches. */
+function filteringApi(pages: ProxyRecord[][]) {
+  const asked: Array<string | string[] | undefined> = [];
+  return {
+    asked,
+    async *listProxyPages(filters: { orderId?: string | string[] } = {}): AsyncGenerator<ProxyPage> {
+      asked.push(filters.orderId);
+      const ids = new Set([filters.orderId ?? []].flat());
+      yield { proxies: pages.flat().filter((p) => ids.size === 0 || ids.has(p.orderId ?? "")), nextCursor: undefined };
+    },
+  };
+}
+
 describe("listing an account's proxies for a refresh", () => {
+  it("asks the list for the stack's orders only, 100 ids a request, whatever else the account holds", async () => {
+    const others = Array.from({ length: 30 }, (_, page) => Array.from({ length: 1000 }, (_, i) => proxy(`ord_other${page}_${i}`, i)));
+    const mine = Array.from({ length: 150 }, (_, i) => proxy(`ord_mine${i}`, i));
+    const list = filteringApi([...others, mine]);
+    const found = await listForOrders(list, new Set(mine.map((p) => p.orderId ?? "")));
+    expect(list.asked.map((ids) => [ids ?? []].flat().length)).toEqual([100, 50]);
+    expect(found?.byOrder.size).toBe(150);
+    expect(found?.complete).toBe(true);
+  });
+
   it("reads every page it needs and groups the proxies by order", async () => {
     const list = api([[proxy("ord_a", 1), proxy("ord_b", 2)], [proxy("ord_b", 3), proxy("ord_c", 4)]]);
     // ord_x is not listed (expired, cancelled or not yet visible): the caller reads it.
