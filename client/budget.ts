@@ -185,7 +185,7 @@ export class RequestBudget {
       else this.quota = undefined;
     }
     if (this.quota && this.quota.remaining < 1) at = Math.max(at, this.quota.resetAt > now ? this.quota.resetAt : now + 1000);
-    return Math.max(at, this.pacer.nextAt(at));
+    return Math.max(at, this.pacer.nextAt(at, this.inFlight));
   }
 
   private poke(): void {
@@ -268,9 +268,12 @@ export class RequestBudget {
       const since = Math.max(now - ACCEPTED_WINDOW_MS, this.resumedAt);
       const accepted = this.acceptedAt.filter((t) => t >= since).length;
       this.resumedAt = this.pausedUntil;
-      this.pacer.throttled(now, now - since >= 1000 ? accepted / ((now - since) / 1000) : undefined, this.pausedUntil);
+      // Out of the slow start, what was accepted counts over a second at least: a bucket's burst is not its rate.
+      const perSecond = now - since >= 1000 || this.pacer.slowStart ? accepted / (Math.max(1000, now - since) / 1000) : undefined;
+      this.pacer.throttled(now, perSecond, this.pausedUntil);
     } else {
       this.acceptedAt.push(now);
+      this.pacer.answered();
     }
   }
 

@@ -2,9 +2,11 @@
  * The send rate a request budget keeps to: a token bucket whose rate is learned, never a window released as a burst.
  * Pure: every method takes the time, so tests drive it with numbers.
  *
- * - **Slow start.** Before the key has said anything about its limit, the rate starts at `initialRatePerSecond` (with
- *   that many requests at once) and doubles every second in which requests had to wait for it. One order never
- *   notices; a fleet of a thousand does not fire a thousand requests into an unknown limit.
+ * - **Slow start: a window, not a rate.** Before the key has said anything about its limit, what is bounded is the
+ *   number of requests in flight: `initialRatePerSecond` at first, one more for every answer (so the window doubles
+ *   every round trip, as TCP's slow start does). Requests that follow each other, or a handful at once, never wait
+ *   for an API that never refuses; a fleet of a thousand does not fire a thousand requests into an unknown limit: at
+ *   the first `429` at most the window was in flight, and the rate it leaves for is what the API accepted meanwhile.
  * - **A 429 cuts the rate** to `throttleFactor` of the rate the API accepted from this process over the last seconds
  *   (W), once per episode. The rate then grows back on a cubic curve, as TCP CUBIC and the AWS SDKs' adaptive retry
  *   mode do: fast at first and flat as it nears W; above W it probes, slowly at first and faster the longer no 429
@@ -29,9 +31,9 @@ export const DEFAULT_PACER_OPTIONS = {
 
 /** Options of a {@link Pacer}. */
 export interface PacerOptions {
-  /** The first rate of the slow start, and how many requests may go at once then. @default 4 */
+  /** The slow start's first window (requests in flight), and the smallest burst the rate allows later. @default 4 */
   initialRatePerSecond?: number;
-  /** The slow start stops doubling here. @default 1000 */
+  /** The slow start's window grows no larger than this. @default 1000 */
   maxSlowStartRatePerSecond?: number;
   /** The share of the refused rate kept after a 429. @default 0.7 */
   throttleFactor?: number;
@@ -67,9 +69,8 @@ export class Pacer {
   /** Tokens in the bucket, as of `at`. */
   private tokens: number;
   private at: number;
-  /** The slow start's current rate, until the first cut. */
-  private slowStartRate: number;
-  private doubledAt: number;
+  /** The slow start's window of requests in flight, until the first cut or hint. */
+  private window: number;
   /** The last cut: the refused rate W, the largest W seen (the key's rate, as far as this process knows), and when growth back began. */
   private cut: { refused: number; largest: number; since: number } | undefined;
   /** The rate the API's hints imply, when they said one. */
@@ -87,15 +88,19 @@ export class Pacer {
       minRatePerSecond: options.minRatePerSecond ?? d.minRatePerSecond,
       hintShare: options.hintShare ?? d.hintShare,
     };
-    this.slowStartRate = this.options.initialRatePerSecond;
+    this.window = this.options.initialRatePerSecond;
     this.tokens = this.options.initialRatePerSecond;
     this.at = now;
-    this.doubledAt = now;
   }
 
-  /** The rate in force at `now`, in requests per second. */
+  /** Whether the slow start is on: nothing learned yet, so the window bounds the requests in flight, not a rate. */
+  get slowStart(): boolean {
+    return this.cut === undefined && this.hinted === undefined;
+  }
+
+  /** The rate in force at `now`, in requests per second (unbounded during the slow start, which a window bounds). */
   rate(now: number): number {
-    let rate = this.slowStartRate;
+    let rate = Number.POSITIVE_INFINITY;
     if (this.cut) {
       const { cubicGrowth, throttleFactor, probePerSecond, probeGrowth } = this.options;
       const k = Math.cbrt((1 - throttleFactor) / cubicGrowth);
@@ -112,20 +117,25 @@ export class Pacer {
     return Math.max(this.options.minRatePerSecond, rate);
   }
 
-  /** When the next request may go by the rate: `now`, or later. */
-  nextAt(now: number): number {
+  /**
+   * When the next request may go, with `inFlight` requests unanswered: `now`, a later time by the rate, or Infinity
+   * while the slow start's window is full (an answer opens it).
+   */
+  nextAt(now: number, inFlight = 0): number {
+    if (this.slowStart) return inFlight < this.window ? now : Number.POSITIVE_INFINITY;
     this.refill(now);
     if (this.tokens >= 1) return now;
-    // Requests are waiting for the rate: in the slow start that is the signal to double it.
-    if (!this.cut && now - this.doubledAt >= 1000 && this.slowStartRate < this.options.maxSlowStartRatePerSecond) {
-      this.slowStartRate = Math.min(this.options.maxSlowStartRatePerSecond, this.slowStartRate * 2);
-      this.doubledAt = now;
-    }
     return now + ((1 - this.tokens) / this.rate(now)) * 1000;
   }
 
-  /** One request went at `now`. */
+  /** An answer other than a 429 came: the slow start's window grows by one. */
+  answered(): void {
+    if (this.slowStart) this.window = Math.min(this.options.maxSlowStartRatePerSecond, this.window + 1);
+  }
+
+  /** One request went at `now` (the slow start counts requests in flight instead: its caller's `inFlight`). */
   take(now: number): void {
+    if (this.slowStart) return;
     this.refill(now);
     this.tokens -= 1;
   }
@@ -142,11 +152,11 @@ export class Pacer {
       this.restart(resumeAt);
       return;
     }
-    // Leaving the slow start, the rate before the last doubling went through: a floor, as TCP's slow start keeps.
+    // Leaving the slow start, the rate the API accepted meanwhile is all that is known (the budget measures it over a
+    // second at least, so that a burst the API's bucket let through does not read as its rate).
     const current = this.rate(now);
-    const measured = acceptedPerSecond ?? current;
-    const accepted = this.cut ? measured : Math.max(measured, this.slowStartRate / 2);
-    const refused = Math.max(this.options.minRatePerSecond, Math.min(current, accepted));
+    const measured = acceptedPerSecond ?? (Number.isFinite(current) ? current : this.options.initialRatePerSecond);
+    const refused = Math.max(this.options.minRatePerSecond, Math.min(current, measured));
     this.cut = { refused, largest: Math.max(refused, this.cut?.largest ?? 0), since: Math.max(now, resumeAt) };
     this.restart(resumeAt);
   }
@@ -167,6 +177,7 @@ export class Pacer {
   private refill(now: number): void {
     if (now <= this.at) return;
     const rate = this.rate(now);
+    if (!Number.isFinite(rate)) return;
     const capacity = Math.max(this.options.initialRatePerSecond, rate / 4);
     this.tokens = Math.min(capacity, this.tokens + ((now - this.at) / 1000) * rate);
     this.at = now;

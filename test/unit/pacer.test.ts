@@ -16,12 +16,16 @@ function drain(pacer: Pacer, from: number, ms: number): number[] {
 }
 
 describe("the pacer", () => {
-  it("starts slowly and doubles every second the rate held requests back", () => {
+  it("starts with a window of requests in flight, not a rate, that grows by one per answer (doubling per round trip)", () => {
     const pacer = new Pacer(0);
-    const sent = drain(pacer, 0, 4000);
-    const perSecond = [0, 1, 2, 3].map((s) => sent.filter((t) => t >= s * 1000 && t < (s + 1) * 1000).length);
-    expect(perSecond[0]).toBeLessThanOrEqual(2 * DEFAULT_PACER_OPTIONS.initialRatePerSecond);
-    for (let s = 2; s < 4; s++) expect(perSecond[s]!).toBeGreaterThan(perSecond[s - 1]! * 1.5);
+    const initial = DEFAULT_PACER_OPTIONS.initialRatePerSecond;
+    // Requests one after another never wait, however fast.
+    for (let now = 0; now < 100; now++) expect(pacer.nextAt(now, 0)).toBe(now);
+    expect(pacer.nextAt(0, initial - 1)).toBe(0);
+    expect(pacer.nextAt(0, initial)).toBe(Number.POSITIVE_INFINITY);
+    for (let i = 0; i < initial; i++) pacer.answered();
+    expect(pacer.nextAt(0, 2 * initial - 1)).toBe(0);
+    expect(pacer.nextAt(0, 2 * initial)).toBe(Number.POSITIVE_INFINITY);
   });
 
   it("cuts to 70% of the accepted rate on a 429, once per episode, and is back at it after K seconds", () => {
