@@ -7,7 +7,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { parseArgs } from "node:util";
-import { ConfigurationError, resolveSettings } from "../provider/config";
+import { CONFIG_KEYS, ConfigurationError, resolveSettings } from "../provider/config";
 import { parseDuration } from "../provider/duration";
 import { anyBreaking, checkApi, type Finding } from "./assumptions";
 
@@ -70,8 +70,13 @@ export async function runCheckCommand(args: string[], io: CommandIo): Promise<nu
   const stackConfig = io.stackConfig ?? pulumiConfigGet;
   let settings: { baseUrl: string; apiKey: string };
   try {
-    const fromEnv = (key: string) => (key === "proxy:baseUrl" ? (values["base-url"] ?? io.env.PROXY_API_BASE_URL) : io.env.PROXY_API_KEY);
-    settings = resolveSettings((key) => fromEnv(key) ?? stackConfig(key, values.stack), {}, values["base-url"] ? "--base-url" : undefined);
+    // The flag, then the environment, then the stack's config (read only when needed: it runs the Pulumi CLI).
+    const fromFlagOrEnv = (key: string) => {
+      if (key === CONFIG_KEYS.baseUrl.key && values["base-url"] !== undefined) return values["base-url"];
+      const setting = Object.values(CONFIG_KEYS).find((c) => c.key === key);
+      return setting ? io.env[setting.env] : undefined;
+    };
+    settings = resolveSettings((key) => fromFlagOrEnv(key) ?? stackConfig(key, values.stack), {}, values["base-url"] ? "--base-url" : undefined);
   } catch (error) {
     if (!(error instanceof ConfigurationError)) throw error;
     io.err(`check-api: ${error.message}\n`);

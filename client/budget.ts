@@ -120,6 +120,8 @@ export class RequestBudget {
   /** When the last pause for a 429 ended (or ends). */
   private resumedAt = 0;
   private throttledSinceSummary = 0;
+  /** The share of the key's rate this budget may use (limitShare). */
+  private share = 1;
   private lastSummaryAt: number;
   private pumping = false;
   private wake: AbortController | undefined;
@@ -170,6 +172,15 @@ export class RequestBudget {
     return () => this.listeners.delete(listener);
   }
 
+  /**
+   * Uses at most `fraction` (0 to 1] of the key's rate from now on: of the quota its hints report, and of the rate
+   * they imply or a 429 taught. The smallest share asked for wins.
+   */
+  limitShare(fraction: number): void {
+    this.share = Math.min(this.share, Math.max(0.01, Math.min(1, fraction)));
+    this.pacer.limitShare(this.share);
+  }
+
   /** Requests waiting now. */
   get held(): number {
     return this.queue.length;
@@ -179,12 +190,14 @@ export class RequestBudget {
   private nextAllowedAt(now: number): number {
     if (!this.answered && this.inFlight > 0) return Infinity;
     let at = Math.max(now, this.pausedUntil);
-    if (this.quota && this.quota.remaining < 1 && now >= this.quota.resetAt) {
+    // With a share, the part of the quota left for the key's other users is not spent.
+    const spent = () => this.quota !== undefined && this.quota.remaining < 1 + (1 - this.share) * this.quota.limit;
+    if (this.quota && spent() && now >= this.quota.resetAt) {
       // Stale hints say nothing about the next window: the learned rate paces from here.
       if (this.hintsFresh) this.quota.remaining = this.quota.limit - this.inFlight;
       else this.quota = undefined;
     }
-    if (this.quota && this.quota.remaining < 1) at = Math.max(at, this.quota.resetAt > now ? this.quota.resetAt : now + 1000);
+    if (this.quota && spent()) at = Math.max(at, this.quota.resetAt > now ? this.quota.resetAt : now + 1000);
     return Math.max(at, this.pacer.nextAt(at, this.inFlight));
   }
 

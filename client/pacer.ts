@@ -75,6 +75,8 @@ export class Pacer {
   private cut: { refused: number; largest: number; since: number } | undefined;
   /** The rate the API's hints imply, when they said one. */
   private hinted: number | undefined;
+  /** The most of the key's rate used (limitShare): of the hinted rate, or of the largest rate a 429 taught. */
+  private share = 1;
 
   constructor(now: number, options: PacerOptions = {}) {
     const d = DEFAULT_PACER_OPTIONS;
@@ -113,7 +115,8 @@ export class Pacer {
       const x = t - k;
       rate = x < 0 ? refused * (1 + cubicGrowth * x ** 3) : refused + (this.hinted ?? largest) * (probePerSecond * x + probeGrowth * x ** 3);
     }
-    if (this.hinted !== undefined) rate = Math.min(rate, this.hinted * this.options.hintShare);
+    if (this.hinted !== undefined) rate = Math.min(rate, this.hinted * Math.min(this.options.hintShare, this.share));
+    else if (this.cut && this.share < 1) rate = Math.min(rate, this.cut.largest * this.share);
     return Math.max(this.options.minRatePerSecond, rate);
   }
 
@@ -126,6 +129,11 @@ export class Pacer {
     this.refill(now);
     if (this.tokens >= 1) return now;
     return now + ((1 - this.tokens) / this.rate(now)) * 1000;
+  }
+
+  /** Uses at most `fraction` of the key's rate, once it is known (from hints, or the largest rate a 429 taught). */
+  limitShare(fraction: number): void {
+    this.share = fraction;
   }
 
   /** An answer other than a 429 came: the slow start's window grows by one. */

@@ -55,6 +55,11 @@ export interface ClientOptions {
   budget?: RequestBudget;
   /** Called before each retry after an error (for logs); not for a `429`, which is a wait. It receives no secret. */
   onRetry?: (event: RetryEvent) => void;
+  /**
+   * The most of the key's rate limit this client's budget uses, in percent (1 to 100), once the rate is known from
+   * hints or a 429. Clients sharing a budget share the smallest share any of them asked for. @default 100
+   */
+  maxRateShare?: number;
 }
 
 /** Per-call options of every client method. */
@@ -126,7 +131,7 @@ export interface ApiResponse {
 
 /** Sends API requests with one set of options. */
 export class RequestSender {
-  private readonly options: Required<Omit<ClientOptions, "dispatcher" | "onRetry" | "budget">> & Pick<ClientOptions, "onRetry">;
+  private readonly options: Required<Omit<ClientOptions, "dispatcher" | "onRetry" | "budget" | "maxRateShare">> & Pick<ClientOptions, "onRetry">;
   private readonly dispatcher: Dispatcher | undefined;
   /** The budget every attempt waits in. */
   readonly budget: RequestBudget;
@@ -140,6 +145,7 @@ export class RequestSender {
     };
     this.dispatcher = options.dispatcher as Dispatcher | undefined;
     this.budget = options.budget ?? sharedBudget(this.options.baseUrl, options.apiKey);
+    if (options.maxRateShare !== undefined) this.budget.limitShare(options.maxRateShare / 100);
   }
 
   /** Sends the request, retrying as the options allow; resolves with a 2xx response or rejects with a ProxyApiError. */

@@ -15,7 +15,11 @@ export class ConfigurationError extends ProxyError {
 export const CONFIG_KEYS = {
   baseUrl: { key: "proxy:baseUrl", env: "PROXY_API_BASE_URL" },
   apiKey: { key: "proxy:apiKey", env: "PROXY_API_KEY" },
+  maxRateShare: { key: "proxy:maxRateShare", env: "PROXY_API_MAX_RATE_SHARE" },
 } as const;
+
+/** The share of the key's rate limit used when `maxRateShare` is not set: all of it. */
+export const DEFAULT_MAX_RATE_SHARE = 100;
 
 /** Resolved settings of the provider. */
 export interface ProviderSettings {
@@ -23,6 +27,8 @@ export interface ProviderSettings {
   baseUrl: string;
   /** API key. Never logged, never stored in state. */
   apiKey: string;
+  /** The most of the key's rate limit this provider uses, in percent (1 to 100). */
+  maxRateShare: number;
 }
 
 /** Reads one config value (`proxy:baseUrl`); undefined when unset. */
@@ -62,7 +68,21 @@ export function resolveSettings(
     throw new ConfigurationError(`The proxy provider is not configured. Set ${missing.join("; and ")}.`);
   }
   checkBaseUrl(baseUrl, baseUrlName);
-  return { baseUrl: baseUrl.replace(/\/+$/, ""), apiKey };
+  return { baseUrl: baseUrl.replace(/\/+$/, ""), apiKey, maxRateShare: rateShare(pick("maxRateShare")) };
+}
+
+/** `maxRateShare` as a number: a whole percent from 1 to 100, or the default when unset. */
+function rateShare(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_MAX_RATE_SHARE;
+  const share = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!(share >= 1 && share <= 100)) {
+    const { key, env } = CONFIG_KEYS.maxRateShare;
+    throw new ConfigurationError(
+      `${key} (or ${env}, or an explicit provider's maxRateShare) must be a whole percent from 1 to 100, such as 50 ` +
+        `(got "${text}"): the most of the API key's rate limit this stack may use. Leave it unset to use all of it.`,
+    );
+  }
+  return share;
 }
 
 /**
@@ -138,6 +158,7 @@ export function pluginSettings(args: Record<string, unknown> | undefined, variab
   return (key) => {
     const name = settingOf(key) ?? key;
     const fromArgs = args?.[name];
+    if (typeof fromArgs === "number") return String(fromArgs);
     if (typeof fromArgs === "string" && fromArgs !== unknown) return fromArgs;
     return variables.get(key) ?? variables.get(`proxy:config:${name}`);
   };
@@ -149,7 +170,10 @@ export function pluginSettings(args: Record<string, unknown> | undefined, variab
  * message names it.
  */
 export function settingsProblem(values: Record<string, unknown>, env: NodeJS.ProcessEnv, providerName: string | undefined): string | undefined {
-  const given = (name: string) => (typeof values[name] === "string" ? (values[name] as string) : undefined);
+  const given = (name: string) => {
+    const value = values[name];
+    return typeof value === "string" ? value : typeof value === "number" ? String(value) : undefined;
+  };
   const explicit = providerName !== undefined && providerName !== "" && !/^default(_|$)/.test(providerName) && given("baseUrl") !== undefined;
   try {
     resolveSettings((key) => given(settingOf(key) ?? key), env, explicit ? `The baseUrl of provider "${providerName}"` : undefined);

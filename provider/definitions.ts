@@ -327,6 +327,12 @@ export const PROVIDER_SETTINGS = {
         "Base URL of the Proxy Provisioning API, without `/v1` (https, or http on a loopback host such as the local sandbox). Falls back to `PROXY_API_BASE_URL`.",
     },
     apiKey: { type: "string", presence: "optional", secret: true, description: "API key of the account. Falls back to `PROXY_API_KEY`." },
+    maxRateShare: {
+      type: "integer",
+      presence: "optional",
+      description:
+        "The most of the API key's rate limit this provider uses, as a whole percent from 1 to 100 (default 100): leave room for other users of the key, such as an application. It applies once the key's rate is known (from its `RateLimit-*` hints, or learned from a `429`). Falls back to `PROXY_API_MAX_RATE_SHARE`.",
+    },
   },
 } as const;
 

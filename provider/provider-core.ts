@@ -66,10 +66,11 @@ export class ProviderCore {
 
   /** The process's client for the current settings (one connection pool and one request budget, reused across calls). */
   client(): ProxyApiClient {
-    const { baseUrl, apiKey } = resolveSettings(this.lookup, this.options.env ?? process.env);
+    const { baseUrl, apiKey, maxRateShare } = resolveSettings(this.lookup, this.options.env ?? process.env);
     return ProxyApiClient.shared({
       baseUrl,
       apiKey,
+      maxRateShare,
       onRetry: (e) =>
         this.log.info(`proxy: ${e.method} ${e.path} failed (${e.status ?? e.code}); retry ${e.attempt} in ${formatDuration(e.delayMs)}`),
       ...this.options.client,

@@ -36,6 +36,7 @@ export class Provider extends pulumi.ProviderResource {
         {
             resourceInputs["apiKey"] = args?.apiKey ? pulumi.secret(args.apiKey) : undefined;
             resourceInputs["baseUrl"] = args ? args.baseUrl : undefined;
+            resourceInputs["maxRateShare"] = pulumi.output(args ? args.maxRateShare : undefined).apply(JSON.stringify);
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
         super(Provider.__pulumiType, name, resourceInputs, opts);
@@ -54,4 +55,8 @@ export interface ProviderArgs {
      * Base URL of the Proxy Provisioning API, without `/v1` (https, or http on a loopback host such as the local sandbox). Falls back to `PROXY_API_BASE_URL`.
      */
     baseUrl?: pulumi.Input<string>;
+    /**
+     * The most of the API key's rate limit this provider uses, as a whole percent from 1 to 100 (default 100): leave room for other users of the key, such as an application. It applies once the key's rate is known (from its `RateLimit-*` hints, or learned from a `429`). Falls back to `PROXY_API_MAX_RATE_SHARE`.
+     */
+    maxRateShare?: pulumi.Input<number>;
 }

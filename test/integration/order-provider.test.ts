@@ -65,6 +65,10 @@ describe("check", () => {
     expect((await clear.check({}, { planId: "dc-us-5", idempotencyKey: "k" })).failures).toEqual([
       { property: "", reason: expect.stringContaining("clear text") },
     ]);
+    const share = createOrderProvider({ env: { PROXY_API_BASE_URL: "https://api.example.com", PROXY_API_KEY: "k", PROXY_API_MAX_RATE_SHARE: "150" } });
+    expect((await share.check({}, { planId: "dc-us-5", idempotencyKey: "k" })).failures).toEqual([
+      { property: "", reason: expect.stringMatching(/proxy:maxRateShare.*whole percent from 1 to 100.*got "150"/) },
+    ]);
   });
 
   it("reads the config given to configure before the environment", async () => {

@@ -143,6 +143,26 @@ describe("request budget", () => {
     expect(h.granted.slice(5).map((g) => [g.name, g.at])).toEqual([["f", 2000], ["g", 2000], ["h", 2000]]);
   });
 
+  it("with a share of the key (maxRateShare), spends only that part of the quota the hints report, and of their rate", async () => {
+    const h = harness();
+    h.budget.limitShare(0.5);
+    const hints = (remaining: number) => ({ "ratelimit-limit": "10", "ratelimit-remaining": String(remaining), "ratelimit-reset": "1" });
+    await warmUp(h, hints(10));
+    const asked = Array.from({ length: 12 }, (_, i) => h.ask(`r${i}`));
+    await h.clock.advance(0);
+    // Ten left of ten: five are this stack's, five are left for the key's other users.
+    expect(h.granted).toHaveLength(5);
+    for (const g of h.granted) h.answer(g.permit, 200, hints(5));
+    await h.clock.advance(999);
+    expect(h.granted).toHaveLength(5);
+    await h.clock.advance(1);
+    for (const g of h.granted.slice(5)) h.answer(g.permit, 200, hints(5));
+    await h.clock.advance(3000);
+    await Promise.all(asked);
+    const perSecond = (s: number) => h.granted.filter((g) => g.at >= s * 1000 && g.at < (s + 1) * 1000).length;
+    expect(Math.max(perSecond(1), perSecond(2), perSecond(3))).toBeLessThanOrEqual(5);
+  });
+
   it("serves purchases first, then due polls, then routine polls, each in the order asked", async () => {
     const h = harness();
     await warmUp(h, { "ratelimit-limit": "1", "ratelimit-remaining": "0", "ratelimit-reset": "1" });

@@ -7,6 +7,7 @@ describe("settings", () => {
     expect(resolveSettings(config, { PROXY_API_BASE_URL: "https://other.example.com", PROXY_API_KEY: "env" })).toEqual({
       baseUrl: "https://api.example.com",
       apiKey: "cfg",
+      maxRateShare: 100,
     });
   });
 
@@ -14,6 +15,7 @@ describe("settings", () => {
     expect(resolveSettings(() => undefined, { PROXY_API_BASE_URL: "http://127.0.0.1:8787", PROXY_API_KEY: "env" })).toEqual({
       baseUrl: "http://127.0.0.1:8787",
       apiKey: "env",
+      maxRateShare: 100,
     });
   });
 
@@ -29,6 +31,27 @@ describe("settings", () => {
     expect(error?.message).toContain("proxy:apiKey");
     expect(error?.message).toContain("PROXY_API_KEY");
     expect(error?.message).not.toContain("proxy:baseUrl <url>");
+  });
+});
+
+describe("maxRateShare", () => {
+  const base = { PROXY_API_BASE_URL: "https://api.example.com", PROXY_API_KEY: "k" };
+  it("is a whole percent from 1 to 100, from the config or PROXY_API_MAX_RATE_SHARE, 100 when unset", () => {
+    expect(resolveSettings(() => undefined, { ...base, PROXY_API_MAX_RATE_SHARE: "50" }).maxRateShare).toBe(50);
+    expect(resolveSettings((k) => (k === "proxy:maxRateShare" ? "1" : undefined), { ...base, PROXY_API_MAX_RATE_SHARE: "50" }).maxRateShare).toBe(1);
+    expect(resolveSettings(() => undefined, base).maxRateShare).toBe(100);
+  });
+
+  it.each(["0", "101", "50%", "0.5", "half"])("refuses %s, naming the setting and the fix", (value) => {
+    const error = (() => {
+      try {
+        resolveSettings(() => undefined, { ...base, PROXY_API_MAX_RATE_SHARE: value });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect((error as Error).message).toMatch(/proxy:maxRateShare \(or PROXY_API_MAX_RATE_SHARE.*whole percent from 1 to 100, such as 50/);
   });
 });
 

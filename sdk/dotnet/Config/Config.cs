@@ -52,5 +52,15 @@ namespace PulumiProxy.Proxy
             set => _baseUrl.Set(value);
         }
 
+        private static readonly __Value<int?> _maxRateShare = new __Value<int?>(() => __config.GetInt32("maxRateShare"));
+        /// <summary>
+        /// The most of the API key's rate limit this provider uses, as a whole percent from 1 to 100 (default 100): leave room for other users of the key, such as an application. It applies once the key's rate is known (from its `RateLimit-*` hints, or learned from a `429`). Falls back to `PROXY_API_MAX_RATE_SHARE`.
+        /// </summary>
+        public static int? MaxRateShare
+        {
+            get => _maxRateShare.Get();
+            set => _maxRateShare.Set(value);
+        }
+
     }
 }

@@ -29,3 +29,14 @@ Object.defineProperty(exports, "baseUrl", {
     enumerable: true,
 });
 
+/**
+ * The most of the API key's rate limit this provider uses, as a whole percent from 1 to 100 (default 100): leave room for other users of the key, such as an application. It applies once the key's rate is known (from its `RateLimit-*` hints, or learned from a `429`). Falls back to `PROXY_API_MAX_RATE_SHARE`.
+ */
+export declare const maxRateShare: number | undefined;
+Object.defineProperty(exports, "maxRateShare", {
+    get() {
+        return __config.getObject<number>("maxRateShare");
+    },
+    enumerable: true,
+});
+

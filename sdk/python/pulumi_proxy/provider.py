@@ -21,16 +21,20 @@ __all__ = ['ProviderArgs', 'Provider']
 class ProviderArgs:
     def __init__(__self__, *,
                  api_key: Optional[pulumi.Input[builtins.str]] = None,
-                 base_url: Optional[pulumi.Input[builtins.str]] = None):
+                 base_url: Optional[pulumi.Input[builtins.str]] = None,
+                 max_rate_share: Optional[pulumi.Input[builtins.int]] = None):
         """
         The set of arguments for constructing a Provider resource.
         :param pulumi.Input[builtins.str] api_key: API key of the account. Falls back to `PROXY_API_KEY`.
         :param pulumi.Input[builtins.str] base_url: Base URL of the Proxy Provisioning API, without `/v1` (https, or http on a loopback host such as the local sandbox). Falls back to `PROXY_API_BASE_URL`.
+        :param pulumi.Input[builtins.int] max_rate_share: The most of the API key's rate limit this provider uses, as a whole percent from 1 to 100 (default 100): leave room for other users of the key, such as an application. It applies once the key's rate is known (from its `RateLimit-*` hints, or learned from a `429`). Falls back to `PROXY_API_MAX_RATE_SHARE`.
         """
         if api_key is not None:
             pulumi.set(__self__, "api_key", api_key)
         if base_url is not None:
             pulumi.set(__self__, "base_url", base_url)
+        if max_rate_share is not None:
+            pulumi.set(__self__, "max_rate_share", max_rate_share)
 
     @property
     @pulumi.getter(name="apiKey")
@@ -56,6 +60,18 @@ class ProviderArgs:
     def base_url(self, value: Optional[pulumi.Input[builtins.str]]):
         pulumi.set(self, "base_url", value)
 
+    @property
+    @pulumi.getter(name="maxRateShare")
+    def max_rate_share(self) -> Optional[pulumi.Input[builtins.int]]:
+        """
+        The most of the API key's rate limit this provider uses, as a whole percent from 1 to 100 (default 100): leave room for other users of the key, such as an application. It applies once the key's rate is known (from its `RateLimit-*` hints, or learned from a `429`). Falls back to `PROXY_API_MAX_RATE_SHARE`.
+        """
+        return pulumi.get(self, "max_rate_share")
+
+    @max_rate_share.setter
+    def max_rate_share(self, value: Optional[pulumi.Input[builtins.int]]):
+        pulumi.set(self, "max_rate_share", value)
+
 
 @pulumi.type_token("pulumi:providers:proxy")
 class Provider(pulumi.ProviderResource):
@@ -65,6 +81,7 @@ class Provider(pulumi.ProviderResource):
                  opts: Optional[pulumi.ResourceOptions] = None,
                  api_key: Optional[pulumi.Input[builtins.str]] = None,
                  base_url: Optional[pulumi.Input[builtins.str]] = None,
+                 max_rate_share: Optional[pulumi.Input[builtins.int]] = None,
                  __props__=None):
         """
         The provider of proxy resources: one account of the Proxy Provisioning API. Create more than one to use several accounts in one stack.
@@ -73,6 +90,7 @@ class Provider(pulumi.ProviderResource):
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[builtins.str] api_key: API key of the account. Falls back to `PROXY_API_KEY`.
         :param pulumi.Input[builtins.str] base_url: Base URL of the Proxy Provisioning API, without `/v1` (https, or http on a loopback host such as the local sandbox). Falls back to `PROXY_API_BASE_URL`.
+        :param pulumi.Input[builtins.int] max_rate_share: The most of the API key's rate limit this provider uses, as a whole percent from 1 to 100 (default 100): leave room for other users of the key, such as an application. It applies once the key's rate is known (from its `RateLimit-*` hints, or learned from a `429`). Falls back to `PROXY_API_MAX_RATE_SHARE`.
         """
         ...
     @overload
@@ -100,6 +118,7 @@ class Provider(pulumi.ProviderResource):
                  opts: Optional[pulumi.ResourceOptions] = None,
                  api_key: Optional[pulumi.Input[builtins.str]] = None,
                  base_url: Optional[pulumi.Input[builtins.str]] = None,
+                 max_rate_share: Optional[pulumi.Input[builtins.int]] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
         if not isinstance(opts, pulumi.ResourceOptions):
@@ -111,6 +130,7 @@ class Provider(pulumi.ProviderResource):
 
             __props__.__dict__["api_key"] = None if api_key is None else pulumi.Output.secret(api_key)
             __props__.__dict__["base_url"] = base_url
+            __props__.__dict__["max_rate_share"] = pulumi.Output.from_input(max_rate_share).apply(pulumi.runtime.to_json) if max_rate_share is not None else None
         super(Provider, __self__).__init__(
             'proxy',
             resource_name,
