@@ -62,7 +62,7 @@ export async function confirmApiAnswers(client: Pick<ProxyApiClient, "getUsage">
     throw new OrderAbsenceUnconfirmedError(
       `${first.method} ${first.path} answered 404, and GET /v1/usage on the same base URL failed too (${why}). ` +
         "So the 404 may come from a wrong proxy:baseUrl (or PROXY_API_BASE_URL) or an outage, " +
-        `not from a missing order: ${consequence}. Check the base URL (scheme, host and port only, without /v1), then try again.`,
+        `not from a missing order: ${consequence}. Check the base URL (without /v1), then try again.`,
       {
         status: first.status,
         code: "absence_unconfirmed",
