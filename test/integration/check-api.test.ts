@@ -106,3 +106,12 @@ describe("check-api", () => {
     expect(findings.filter((f) => f.holds === false)).toEqual([]);
   });
 });
+
+describe("check-api against a server that limits the rate hard", () => {
+  const limited = useSandbox({ rateLimit: { requestsPerSecond: 2, burst: 2 } });
+  it("waits out its 429s instead of reading them as answers, and reports their Retry-After", async () => {
+    const findings = await checkApi({ baseUrl: limited.current.url, apiKey: limited.current.apiKey, buy: "dc-us-5", readyTimeoutMs: 60_000 });
+    expect(findings.filter((f) => f.holds === false)).toEqual([]);
+    expect(findings.find((f) => f.assumption.includes("429` carries `Retry-After"))?.holds).toBe(true);
+  }, 120_000);
+});
