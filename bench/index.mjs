@@ -80,7 +80,7 @@ if (!fleetOnly) {
   {
     const sandbox = await startSandbox({ rateLimit: false });
     const plan = PLANS["dc-us-250"];
-    for (let i = 0; i < 400; i++) sandbox.state.createOrder(plan, Date.now() - 60_000, 0, { hiddenReads: 0, fails: false });
+    for (let i = 0; i < 400; i++) sandbox.state.createOrder(plan, Date.now() - 60_000, { provisioningMs: 0 }, { hiddenReads: 0, fails: false });
     const child = (mode) =>
       new Promise((resolve, reject) =>
         execFile(process.execPath, [join(root, "bench", "listing-child.mjs"), root, mode, sandbox.url, sandbox.apiKey], (error, stdout) =>
