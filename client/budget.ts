@@ -119,6 +119,8 @@ export class RequestBudget {
   private readonly acceptedAt: number[] = [];
   /** When the last pause for a 429 ended (or ends). */
   private resumedAt = 0;
+  /** When the first request was let go: what was accepted is never counted over time before it. */
+  private firstSentAt: number | undefined;
   private throttledSinceSummary = 0;
   /** The share of the key's rate this budget may use (limitShare). */
   private share = 1;
@@ -241,6 +243,7 @@ export class RequestBudget {
   }
 
   private grant(waiter: Waiter, now: number): void {
+    this.firstSentAt ??= now;
     this.inFlight += 1;
     if (this.quota) this.quota.remaining -= 1;
     this.pacer.take(now);
@@ -278,7 +281,7 @@ export class RequestBudget {
       // What the key really took from this process, not what was sent: with other processes on the key, the rates
       // sent add up to more than the limit, and a cut from them would leave the sum over it. Measured since the
       // last pause ended; too short a stretch to measure leaves the cut to the rate in force.
-      const since = Math.max(now - ACCEPTED_WINDOW_MS, this.resumedAt);
+      const since = Math.max(now - ACCEPTED_WINDOW_MS, this.resumedAt, this.firstSentAt ?? now);
       const accepted = this.acceptedAt.filter((t) => t >= since).length;
       this.resumedAt = this.pausedUntil;
       // Out of the slow start, what was accepted counts over a second at least: a bucket's burst is not its rate.

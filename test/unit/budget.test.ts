@@ -216,6 +216,26 @@ describe("request budget", () => {
     await Promise.all(burst);
   });
 
+  it("counts what the key accepted from the first request on, not from when the budget was made", async () => {
+    const h = harness();
+    await h.clock.advance(3000);
+    await warmUp(h);
+    for (let i = 0; i < 19; i++) {
+      h.answer(await h.ask(`r${i}`));
+      await h.clock.advance(10);
+    }
+    h.answer(await h.ask("throttled"), 429, {}, 1000);
+    h.granted.length = 0;
+    const asked = Array.from({ length: 10 }, (_, i) => h.ask(`after${i}`));
+    await answerAsGranted(h, 3000, 10);
+    await Promise.all(asked);
+    const times = h.granted.map((g) => g.at);
+    const gaps = times.slice(1).map((t, i) => t - times[i]!);
+    // 20 accepted in 0.2 s count over a second: 70% of 20 a second is a request every ~70 ms. Counted over the idle
+    // seconds before, it would be one every ~210 ms.
+    expect(Math.max(...gaps)).toBeLessThan(120);
+  });
+
   it("after a 429 with hints, forgets the spent quota at its reset (no burst) and keeps under the rate the hints imply", async () => {
     const h = harness();
     await warmUp(h);
