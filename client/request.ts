@@ -102,6 +102,7 @@ export const DEFAULT_CLIENT_OPTIONS = {
   maxRetryAfterMs: 60_000,
   callDeadlineMs: 120_000,
   maxResponseBytes: 32 * 1024 * 1024,
+  maxRateShare: 100,
 } as const;
 
 /** One API call. */
@@ -131,7 +132,7 @@ export interface ApiResponse {
 
 /** Sends API requests with one set of options. */
 export class RequestSender {
-  private readonly options: Required<Omit<ClientOptions, "dispatcher" | "onRetry" | "budget" | "maxRateShare">> & Pick<ClientOptions, "onRetry">;
+  private readonly options: Required<Omit<ClientOptions, "dispatcher" | "onRetry" | "budget">> & Pick<ClientOptions, "onRetry">;
   private readonly dispatcher: Dispatcher | undefined;
   /** The budget every attempt waits in. */
   readonly budget: RequestBudget;
