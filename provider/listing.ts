@@ -18,7 +18,7 @@
 import type { ProxyApiClient } from "../client/client";
 import type { RequestBudget } from "../client/budget";
 import { ProxyError } from "../client/errors";
-import type { ProxyRecord } from "../contract/types";
+import type { ProxyPage, ProxyRecord } from "../contract/types";
 import type { ProxyCredential, ProxyInfo } from "./order-state";
 
 /** The largest page the contract allows. */
@@ -36,61 +36,78 @@ const GATHER_MS = 50;
  */
 const FRESH_MS = 10_000;
 
-/** What one listing found: the proxies of each order it saw, and whether it read the whole list. */
+/** What listings found: the proxies of each order seen, the orders asked for, and whether the whole list was read. */
 interface Listing {
   byOrder: Map<string, ProxyRecord[]>;
   complete: boolean;
+  /** The orders these listings looked for: one of them that is not in `byOrder` is not listed. */
+  covered: ReadonlySet<string>;
   at: number;
 }
 
 /**
- * Lists the account's proxies for `wanted` order ids, by the rules in the module's comment. Resolves with what was
+ * Lists the account's proxies for `wanted` order ids, by the rules in the module's comment; `largeAccount` (an earlier
+ * listing of the refresh found more than a page) asks by order id at once. Resolves with what was
  * seen, or undefined when the list cannot tell: its proxies carry no `order_id`, or listing failed (the orders are
  * then read by id, which reports any error that matters).
  */
-export async function listForOrders(api: Pick<ProxyApiClient, "listProxyPages">, wanted: ReadonlySet<string>): Promise<Listing | undefined> {
-  if (wanted.size < 2) return { byOrder: new Map(), complete: false, at: Date.now() };
+export async function listForOrders(
+  api: Pick<ProxyApiClient, "listProxyPages">,
+  wanted: ReadonlySet<string>,
+  largeAccount = false,
+): Promise<Listing | undefined> {
+  if (wanted.size < 2) return { byOrder: new Map(), complete: false, covered: new Set(), at: Date.now() };
   try {
-    return await listPages(api, wanted);
+    return await listPages(api, wanted, largeAccount);
   } catch (error) {
     if (error instanceof ProxyError) return undefined;
     throw error;
   }
 }
 
-async function listPages(api: Pick<ProxyApiClient, "listProxyPages">, wanted: ReadonlySet<string>): Promise<Listing | undefined> {
+async function listPages(api: Pick<ProxyApiClient, "listProxyPages">, wanted: ReadonlySet<string>, largeAccount: boolean): Promise<Listing | undefined> {
   const byOrder = new Map<string, ProxyRecord[]>();
-  const ids = [...wanted];
+  const add = (proxies: ProxyRecord[]) => {
+    for (const proxy of proxies) {
+      if (proxy.orderId === undefined) continue;
+      const list = byOrder.get(proxy.orderId) ?? [];
+      list.push(proxy);
+      byOrder.set(proxy.orderId, list);
+    }
+  };
+  // The account's first page (unless an earlier listing found the account larger): all of a small account, which then
+  // answers every read of the refresh.
+  if (!largeAccount) {
+    const pages = api.listProxyPages({ pageSize: LIST_PAGE_SIZE });
+    const first = (await pages.next()).value as ProxyPage | undefined;
+    await pages.return(undefined);
+    if (!first) return { byOrder, complete: true, covered: wanted, at: Date.now() };
+    add(first.proxies);
+    if (first.proxies.length > 0 && byOrder.size === 0) return undefined;
+    if (first.nextCursor === undefined) return { byOrder, complete: true, covered: wanted, at: Date.now() };
+  }
+  // A larger account: the stack's own orders, asked by id.
+  const ids = [...wanted].filter((id) => !byOrder.has(id));
   let ignored = false;
-  for (let first = 0; first < ids.length && !ignored; first += MAX_ORDER_IDS) {
-    const batch = new Set(ids.slice(first, first + MAX_ORDER_IDS));
-    let pages = 0;
+  for (let start = 0; start < ids.length && !ignored; start += MAX_ORDER_IDS) {
+    const batch = new Set(ids.slice(start, start + MAX_ORDER_IDS));
+    let fetched = 0;
     for await (const page of api.listProxyPages({ pageSize: LIST_PAGE_SIZE, orderId: [...batch] })) {
-      pages += 1;
-      // Until a page shows another order, the filter held: the rules count the batch; after, the whole list.
-      const scope = () => (ignored ? wanted : batch);
-      const unmatchedBefore = { batch: unmatched(batch, byOrder), wanted: unmatched(wanted, byOrder) };
-      for (const proxy of page.proxies) {
-        if (proxy.orderId === undefined) continue;
-        if (!batch.has(proxy.orderId)) ignored = true;
-        const list = byOrder.get(proxy.orderId) ?? [];
-        list.push(proxy);
-        byOrder.set(proxy.orderId, list);
-      }
-      if (page.proxies.length > 0 && byOrder.size === 0) return undefined;
-      const left = unmatched(scope(), byOrder);
-      const before = ignored ? unmatchedBefore.wanted : unmatchedBefore.batch;
-      if (page.nextCursor === undefined) {
-        if (ignored) return { byOrder, complete: true, at: Date.now() };
-        break;
-      }
-      if (left === 0 || left === before || pages + 1 > left) {
-        if (ignored) return { byOrder, complete: false, at: Date.now() };
-        break;
-      }
+      fetched += 1;
+      const before = { batch: unmatched(batch, byOrder), wanted: unmatched(wanted, byOrder) };
+      if (page.proxies.some((p) => p.orderId !== undefined && !batch.has(p.orderId))) ignored = true;
+      // Such an API starts again from the first page, already read: it is not added twice, and it is no sign that the
+      // rest matches nothing.
+      const repeat = ignored && fetched === 1 && !largeAccount;
+      if (!repeat) add(page.proxies);
+      // An API that ignores the filter answers the whole list: read it by the economy's rules (module comment).
+      const left = unmatched(ignored ? wanted : batch, byOrder);
+      if (ignored && page.nextCursor === undefined) return { byOrder, complete: true, covered: wanted, at: Date.now() };
+      const stop = page.nextCursor === undefined || left === 0 || (!repeat && left === (ignored ? before.wanted : before.batch)) || fetched + 1 > left + (repeat ? 1 : 0);
+      if (stop) break;
     }
   }
-  return { byOrder, complete: !ignored, at: Date.now() };
+  return { byOrder, complete: false, covered: wanted, at: Date.now() };
 }
 
 /** How many of `wanted` the listing has not shown yet. */
@@ -133,17 +150,19 @@ class RefreshLister {
    * few reads to be worth a listing): the caller then reads the order.
    */
   async lookup(orderId: string): Promise<ProxyRecord[] | undefined> {
-    // A fresh listing answers every read until it goes stale, even one it did not cover: listing again from the first
-    // page for each late read could cost more than reading those orders by id.
-    if (this.listing && Date.now() - this.listing.at < FRESH_MS) return this.listing.byOrder.get(orderId);
+    // A fresh listing answers every read it can: an order it shows, or one it looked for (then not listed), or any
+    // order once the whole list was read. A read it cannot answer joins the next listing, which asks for the orders
+    // of a large account by id, so late reads never list from the first page again.
+    const fresh = this.listing && Date.now() - this.listing.at < FRESH_MS ? this.listing : undefined;
+    if (fresh && (fresh.complete || fresh.byOrder.has(orderId) || fresh.covered.has(orderId))) return fresh.byOrder.get(orderId);
     if (!this.pending) {
       const wanted = new Set<string>();
       const result = new Promise<void>((resolve) => setTimeout(resolve, GATHER_MS)).then(async () => {
         try {
-          const found = await listForOrders(this.api, wanted);
+          const found = await listForOrders(this.api, wanted, Boolean(fresh));
           // A list that cannot tell (no order_id, or it failed) is not asked again while it would be fresh.
-          this.listing = found ?? { byOrder: new Map(), complete: false, at: Date.now() };
-          return found;
+          this.listing = merge(fresh, found ?? { byOrder: new Map(), complete: false, covered: wanted, at: Date.now() });
+          return this.listing;
         } finally {
           this.pending = undefined;
         }
@@ -154,6 +173,17 @@ class RefreshLister {
     const found = await this.pending.result;
     return found?.byOrder.get(orderId);
   }
+}
+
+/** A later listing added to a fresh one: what both found, and what both looked for. */
+function merge(earlier: Listing | undefined, later: Listing): Listing {
+  if (!earlier) return later;
+  return {
+    byOrder: new Map([...earlier.byOrder, ...later.byOrder]),
+    complete: earlier.complete || later.complete,
+    covered: new Set([...earlier.covered, ...later.covered]),
+    at: earlier.at,
+  };
 }
 
 const listers = new WeakMap<RequestBudget, RefreshLister>();

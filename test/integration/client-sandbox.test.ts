@@ -78,8 +78,10 @@ describe("client against the sandbox", () => {
   });
 
   it("buys once when two requests race with one key (409 in flight, then replay)", async () => {
-    sandbox.current.faults.delayMs = 200;
     const client = sandbox.client();
+    // The key has answered once: before that, the budget lets one request go alone.
+    await client.getUsage();
+    sandbox.current.faults.delayMs = 200;
     const [a, b] = await Promise.all([
       client.createOrder({ planId: "dc-us-5", idempotencyKey: "race-1" }),
       new Promise((r) => setTimeout(r, 50)).then(() => client.createOrder({ planId: "dc-us-5", idempotencyKey: "race-1" })),
