@@ -79,7 +79,12 @@ export class ProviderCore {
 
   /** The client, or undefined while the settings are missing or unusable (check reports them; a diff goes on without). */
   clientIfConfigured(): ProxyApiClient | undefined {
-    return this.configFailures().length === 0 ? this.client() : undefined;
+    try {
+      return this.client();
+    } catch (error) {
+      if (error instanceof ConfigurationError) return undefined;
+      throw error;
+    }
   }
 
   /** Receives the settings once per provider process: the stack's config, or a provider plugin's own settings. */

@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OrderAbsenceUnconfirmedError } from "../../provider/absence";
 import { createFleetProvider } from "../../provider/fleet-provider";
 import { createOrderProvider } from "../../provider/order-provider";
-import type { OrderInputs } from "../../provider/order-state";
 import { startSandbox, type Sandbox } from "../../sandbox";
 import { sandboxClock, useSandbox } from "../helpers/sandbox";
+import { fleetInputs, orderInputs } from "../helpers/inputs";
 
 const a = useSandbox();
 let b: Sandbox;
@@ -33,14 +33,7 @@ function at(api: () => Sandbox, apiKey?: string) {
   return { order: createOrderProvider(options), fleet: createFleetProvider(options), lines };
 }
 
-const inputs = (over: Partial<OrderInputs> = {}): OrderInputs & { __provider: string } => ({
-  planId: "dc-us-5",
-  waitForReady: true,
-  readyTimeout: "20m",
-  idempotencyKey: `key-${Math.random().toString(36).slice(2)}`,
-  __provider: "serialized-provider-text",
-  ...over,
-});
+const inputs = orderInputs;
 
 describe("an order records the API it was bought from", () => {
   it("its base URL and a fingerprint of the key, never the key", async () => {
@@ -80,15 +73,15 @@ describe("the stack pointed at another API", () => {
 
   it("a fleet keeps its members there: no reads, no purchases, and the diff plans nothing for them", async () => {
     const here = at(() => a.current);
-    const fleetInputs = { planId: "dc-us-5", orders: 3, waitForReady: true, readyTimeout: "20m", idempotencyKey: `fleet-${Math.random()}`, __provider: "p" };
-    const { id, outs } = await here.fleet.create(fleetInputs);
+    const given = fleetInputs();
+    const { id, outs } = await here.fleet.create(given);
     expect(outs.members.map((m) => m.apiBaseUrl)).toEqual([a.current.url, a.current.url, a.current.url]);
     const elsewhere = at(() => b);
     const before = b.requests.length;
     const read = await elsewhere.fleet.read(id, outs);
     expect(read.props).toEqual(outs);
     expect(b.requests.length).toBe(before);
-    const diff = await elsewhere.fleet.diff(id, outs, fleetInputs);
+    const diff = await elsewhere.fleet.diff(id, outs, given);
     expect(diff.changes).toBe(false);
     expect(elsewhere.lines.join("\n")).toMatch(/fleet .*3 order\(s\).*lives at/);
     expect(b.createdOrders).toEqual([]);

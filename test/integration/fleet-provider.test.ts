@@ -8,6 +8,7 @@ import type { FleetInputs, FleetOutputs } from "../../provider/fleet-state";
 import { fleetId, keyAfterRemovedOrder, memberPurchaseKey, nextPurchaseKey } from "../../provider/idempotency";
 import { PartialOrderError } from "../../provider/pulumi-host";
 import { sandboxClock, useSandbox } from "../helpers/sandbox";
+import { fleetInputs } from "../helpers/inputs";
 
 const DAY = 86_400_000;
 const sandbox = useSandbox({ orderLifetimeMs: 10 * DAY });
@@ -25,15 +26,7 @@ function provider() {
   return { p, lines };
 }
 
-const inputs = (over: Partial<FleetInputs> = {}): FleetInputs & { __provider: string } => ({
-  planId: "dc-us-5",
-  orders: 6,
-  waitForReady: true,
-  readyTimeout: "20m",
-  idempotencyKey: `fleet-${Math.random().toString(36).slice(2)}`,
-  __provider: "serialized-provider-text",
-  ...over,
-});
+const inputs = (over: Partial<FleetInputs> = {}) => fleetInputs({ orders: 6, ...over });
 
 const keysBought = () => sandbox.current.createdOrders.map((o) => o.idempotencyKey);
 

@@ -5,10 +5,11 @@ import { OrderAbsenceUnconfirmedError } from "../../provider/absence";
 import { keyAfterRemovedOrder, nextPurchaseKey } from "../../provider/idempotency";
 import { createOrderProvider, type OrderProviderOptions } from "../../provider/order-provider";
 import { PartialOrderError, UNKNOWN } from "../../provider/pulumi-host";
-import type { OrderInputs, OrderOutputs } from "../../provider/order-state";
+import type { OrderOutputs } from "../../provider/order-state";
 import { startSandbox, type Sandbox } from "../../sandbox";
 import { PLANS } from "../../sandbox/catalogue";
 import { sandboxClock, useSandbox } from "../helpers/sandbox";
+import { orderInputs } from "../helpers/inputs";
 
 const sandbox = useSandbox();
 
@@ -25,14 +26,7 @@ function provider(extra: Partial<OrderProviderOptions> = {}, target: () => Sandb
   return { p, lines };
 }
 
-const inputs = (over: Partial<OrderInputs> = {}): OrderInputs & { __provider: string } => ({
-  planId: "dc-us-5",
-  waitForReady: true,
-  readyTimeout: "20m",
-  idempotencyKey: `key-${Math.random().toString(36).slice(2)}`,
-  __provider: "serialized-provider-text",
-  ...over,
-});
+const inputs = orderInputs;
 
 describe("check", () => {
   it("applies the defaults and accepts valid inputs", async () => {

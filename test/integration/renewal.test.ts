@@ -9,6 +9,7 @@ import { nextPurchaseKey } from "../../provider/idempotency";
 import { createOrderProvider } from "../../provider/order-provider";
 import type { OrderInputs, OrderOutputs } from "../../provider/order-state";
 import { sandboxClock, useSandbox } from "../helpers/sandbox";
+import { orderInputs } from "../helpers/inputs";
 
 const DAY = 86_400_000;
 const sandbox = useSandbox({ orderLifetimeMs: 10 * DAY });
@@ -25,15 +26,7 @@ function provider() {
   return { p, warnings };
 }
 
-const inputs = (over: Partial<OrderInputs> = {}): OrderInputs & { __provider: string } => ({
-  planId: "dc-us-5",
-  waitForReady: true,
-  readyTimeout: "20m",
-  idempotencyKey: `key-${Math.random().toString(36).slice(2)}`,
-  renewBefore: "3d",
-  __provider: "serialized-provider-text",
-  ...over,
-});
+const inputs = (over: Partial<OrderInputs> = {}) => orderInputs({ renewBefore: "3d", ...over });
 
 /** Buys an order and returns its outputs. */
 async function bought(given: OrderInputs & { __provider: string }) {
