@@ -16,6 +16,7 @@ import { keyAfterRemovedOrder, nextPurchaseKey } from "./idempotency";
 import { absenceOtherKey } from "./messages";
 import { keySeesAccount, witness, type OrderOrigin } from "./origin";
 import { assessExpiry, orderExpiry, replacesOrder } from "./renewal";
+import { provisioningTimes, type PlanProvisioningTimes } from "./provisioning";
 import { heldReporter, purchaseTally, type ProviderLog } from "./rate-limit-report";
 import { OrderFailedError, OrderWaitCancelledError, OrderWaitTimeoutError, waitForOrder, type WaitOptions, type WaitProgress } from "./wait";
 
@@ -155,7 +156,9 @@ class OrderPurchases implements PurchaseFlow {
           if (request.onCarriedOn) request.onCarriedOn(order);
           else log.info(`proxy: order ${order.id} was bought earlier with this key; carrying on with it (not bought again)`);
         }
-        return request.waitForReady ? this.waitFor(api, order, key, request, onHeld) : { kind: "done", order, purchaseKey: key };
+        // A new order's age is known (it was bought just now), so what the plan's orders took can schedule its polls.
+        const times = replayed ? undefined : provisioningTimes(api.budget, request.planId);
+        return request.waitForReady ? this.waitFor(api, order, key, request, onHeld, times) : { kind: "done", order, purchaseKey: key };
       }
       if (repurchase >= MAX_REPURCHASES) throw repeatedFailures(request.planId, `order ${order.id} ended "${order.status}"`, repurchase);
       log.warn(
@@ -175,13 +178,17 @@ class OrderPurchases implements PurchaseFlow {
     return request.waitForReady && !isTargetState(order.status) ? this.resume(api, order, null, request) : { kind: "done", order, purchaseKey: null };
   }
 
-  /** Waits for the order with `onHeld` told of its polls held back; what the wait ended with, as an outcome. */
+  /**
+   * Waits for the order with `onHeld` told of its polls held back, and `provisioning` for an order bought just now;
+   * what the wait ended with, as an outcome.
+   */
   private async waitFor(
     api: ProxyApiClient,
     order: Order,
     purchaseKey: string | null,
     request: Pick<PurchaseRequest, "deadline" | "signal" | "onProgress">,
     onHeld: (heldMs: number) => void,
+    provisioning?: PlanProvisioningTimes,
   ): Promise<PurchaseOutcome> {
     const { log, wait } = this.options;
     try {
@@ -193,6 +200,7 @@ class OrderPurchases implements PurchaseFlow {
         lastSeen: order,
         onProgress: request.onProgress ?? ((p) => log.info(`proxy: order ${p.orderId} is ${p.status} (waited ${formatDuration(p.waitedMs)})`)),
         onHeld,
+        provisioning,
         ...wait,
       });
       return { kind: "done", order: ready, purchaseKey };

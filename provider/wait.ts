@@ -8,7 +8,8 @@
  * polls that grows with the logarithm of T. An `estimated_ready_at` in the future replaces that schedule: the next
  * poll is just after it (at most `maxPollMs` away), so an exact estimate costs one or two requests. If a poll at or
  * after the estimate finds the order not ready, the estimate has failed once and is not trusted again for this wait:
- * the no-hint schedule takes over from there, so a wrong estimate costs no more than having none. `Retry-After` is
+ * the no-hint schedule takes over from there, so a wrong estimate costs no more than having none. An API that sends no
+ * estimate gets one from what earlier orders of the plan took (provisioning.ts), trusted the same way. `Retry-After` is
  * honoured as the server's floor.
  * When the API's rate limit is short, the process's request budget decides when a poll really goes: polls at the
  * estimate before routine ones, and every order in turn.
@@ -26,6 +27,7 @@ import {
 } from "../contract/states";
 import type { Order } from "../contract/types";
 import { formatDuration } from "./duration";
+import type { PlanProvisioningTimes } from "./provisioning";
 
 /** Defaults of the schedule; each {@link WaitOptions} field documents its own. */
 export const DEFAULT_WAIT_SCHEDULE = {
@@ -49,6 +51,12 @@ export interface WaitOptions {
   lastSeen?: Order;
   /** Called on every state change and at most every `progressEveryMs` otherwise. */
   onProgress?: (progress: WaitProgress) => void;
+  /**
+   * What earlier orders of the plan took, for an order bought just now: it stands in for a missing
+   * `estimated_ready_at`, and learns from this wait when the order is seen ready. Leave it out for an order of unknown
+   * age (one bought by an earlier run).
+   */
+  provisioning?: PlanProvisioningTimes;
   /** Called when the API's rate limit held a poll back, with how long (client/budget.ts). */
   onHeld?: (heldMs: number) => void;
   /** The constant part of each pause. @default 250 */
@@ -159,20 +167,27 @@ export async function waitForOrder(options: WaitOptions): Promise<Order> {
     const done = judge(lastSeen);
     if (done) return done;
   }
+  // When the order should be ready: the API's estimate, or else what the plan's last orders took.
+  const expectedAt = (): number => {
+    if (lastSeen?.estimatedReadyAt) return Date.parse(lastSeen.estimatedReadyAt);
+    const learned = options.provisioning?.expectedMs();
+    return learned === undefined ? Number.NaN : started + learned;
+  };
+  let polled = false;
   for (;;) {
     const now = clock.now();
     const remaining = options.deadline - now;
     if (remaining <= 0) throw new OrderWaitTimeoutError(orderId, lastSeen, now - started);
-    const pause = nextPollDelay({ waitedMs: now - started, now, order: trustEstimate ? lastSeen : undefined, retryAfterMs: hintMs, ...schedule });
-    const estimated = trustEstimate && lastSeen?.estimatedReadyAt ? Date.parse(lastSeen.estimatedReadyAt) : Number.NaN;
+    const estimated = trustEstimate ? expectedAt() : Number.NaN;
+    const pause = nextPollDelay({ waitedMs: now - started, now, readyAt: estimated, retryAfterMs: hintMs, ...schedule });
     try {
       await clock.sleep(Math.min(remaining, pause), signal);
       // Under a rate limit, a poll at the order's estimate goes before routine ones, and may wait for its turn until
       // the order's deadline (on the real clock, which the client counts on, whatever this waiter's clock is).
-      const estimate = lastSeen?.estimatedReadyAt ? Date.parse(lastSeen.estimatedReadyAt) : Number.NaN;
-      const priority = estimate <= clock.now() ? "due" : "routine";
+      const priority = expectedAt() <= clock.now() ? "due" : "routine";
       const deadline = Date.now() + (options.deadline - clock.now());
       const result = await client.getOrder(orderId, { signal, deadline, priority, onHeld: options.onHeld });
+      polled = true;
       lastSeen = result.order;
       hintMs = result.retryAfterMs;
       firstNotFoundAt = undefined;
@@ -187,7 +202,10 @@ export async function waitForOrder(options: WaitOptions): Promise<Order> {
       continue;
     }
     const done = judge(lastSeen);
-    if (done) return done;
+    if (done) {
+      if (polled) options.provisioning?.observe(clock.now() - started);
+      return done;
+    }
     if (estimated <= clock.now()) trustEstimate = false;
   }
 }
@@ -196,10 +214,10 @@ export async function waitForOrder(options: WaitOptions): Promise<Order> {
 export interface PollDelayInput {
   /** Time waited so far. */
   waitedMs: number;
-  /** The current time (epoch milliseconds), to read `estimated_ready_at` against. */
+  /** The current time (epoch milliseconds), to read `readyAt` against. */
   now: number;
-  /** The order as last seen, if its `estimated_ready_at` is still to be trusted. */
-  order?: Order;
+  /** When the order should be ready (epoch milliseconds), if an estimate is still trusted; NaN or absent if none. */
+  readyAt?: number;
   /** The server's `Retry-After` on the last poll. */
   retryAfterMs?: number;
   basePollMs: number;
@@ -208,13 +226,13 @@ export interface PollDelayInput {
 }
 
 /**
- * The pause before the next poll: just after `estimated_ready_at` when that is still ahead (at most `maxPollMs`);
- * otherwise `basePollMs + pollGrowth × waited`, at most `maxPollMs`; and never sooner than the server's `Retry-After`
- * (itself capped at `maxPollMs`). The caller leaves out `order` once an estimate has failed.
+ * The pause before the next poll: just after `readyAt` when that is still ahead (at most `maxPollMs`); otherwise
+ * `basePollMs + pollGrowth × waited`, at most `maxPollMs`; and never sooner than the server's `Retry-After` (itself
+ * capped at `maxPollMs`). The caller leaves out `readyAt` once an estimate has failed.
  */
 export function nextPollDelay(input: PollDelayInput): number {
   let delay = Math.min(input.maxPollMs, input.basePollMs + input.pollGrowth * input.waitedMs);
-  const estimate = input.order?.estimatedReadyAt ? Date.parse(input.order.estimatedReadyAt) - input.now : Number.NaN;
+  const estimate = (input.readyAt ?? Number.NaN) - input.now;
   // Just after the estimate, so that an exact estimate finds the order ready.
   if (Number.isFinite(estimate) && estimate >= 0) {
     delay = Math.min(input.maxPollMs, estimate + 20);

@@ -204,6 +204,27 @@ describe("create", () => {
   });
 });
 
+describe("an API that sends no estimated_ready_at", () => {
+  let quiet: Sandbox;
+  beforeAll(async () => {
+    quiet = await startSandbox({ provisioningMs: 20_000, pollingHints: false });
+  });
+  afterAll(() => quiet.stop());
+
+  /** The reads of `id` the sandbox received. */
+  const readsOf = (id: string) => quiet.requests.filter((r) => r.method === "GET" && r.path === `/v1/orders/${id}`).length;
+
+  it("reads a later order of the plan once, when the first one took to be ready; another plan is not guessed", async () => {
+    const { p } = provider({}, () => quiet);
+    const first = await p.create(inputs());
+    expect(readsOf(first.id)).toBeGreaterThan(10);
+    const second = await p.create(inputs());
+    expect([second.outs.status, readsOf(second.id)]).toEqual(["active", 1]);
+    const otherPlan = await p.create(inputs({ planId: "dc-de-25" }));
+    expect(readsOf(otherPlan.id)).toBe(readsOf(first.id));
+  });
+});
+
 describe("a slow order: timeout, then the next run resumes", () => {
   let slow: Sandbox;
   beforeAll(async () => {

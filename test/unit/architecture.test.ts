@@ -83,7 +83,7 @@ describe("the dependency rule", () => {
  * So the decisions (what to buy, replace, keep, say) never reach the engine's methods, and a new file must be placed.
  */
 const PROVIDER_LAYERS = [
-  { layer: "foundations", files: ["duration", "fields", "idempotency", "config", "absence", "messages", "origin"] },
+  { layer: "foundations", files: ["duration", "fields", "idempotency", "config", "absence", "messages", "origin", "provisioning"] },
   { layer: "domain rules", files: ["renewal", "inputs", "rate-limit-report", "wait", "pulumi-host"] },
   { layer: "shapes and flows", files: ["definitions", "order-state", "fleet-state", "functions", "listing", "fleet-progress", "purchase"] },
   { layer: "decisions", files: ["order-plan", "fleet-plan", "settle"] },

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { RequestBudget } from "../../client/budget";
 import { NotFoundError, ServerError } from "../../client/errors";
 import type { Order } from "../../contract/types";
+import { provisioningTimes, type PlanProvisioningTimes } from "../../provider/provisioning";
 import {
   DEFAULT_WAIT_SCHEDULE,
   nextPollDelay,
@@ -65,9 +67,9 @@ function provisioning(readyAfterMs: number, hint?: { estimateError: number }) {
   return {
     gets: () => gets,
     /** Runs the waiter and returns how late it saw the order, and how many GETs it made. */
-    async run() {
+    async run(provisioning?: PlanProvisioningTimes) {
       const first = order("pending", hint ? { estimatedReadyAt: new Date(START + readyAfterMs * (1 + hint.estimateError)).toISOString() } : {});
-      await waitForOrder({ client, orderId: "ord_1", clock: sim.clock, deadline: START + 3_600_000, lastSeen: first });
+      await waitForOrder({ client, orderId: "ord_1", clock: sim.clock, deadline: START + 3_600_000, lastSeen: first, provisioning });
       return { lagMs: sim.clock.now() - START - readyAfterMs, gets };
     },
   };
@@ -165,6 +167,40 @@ describe("the polling schedule, on a simulated clock", () => {
     expect((await provisioning(40_000, { estimateError: 0 }).run()).gets).toBe(2);
   });
 
+  describe("with no estimate from the API, what the plan's earlier orders took", () => {
+    /** Fresh learned times, as a new key would have. */
+    const fresh = () => provisioningTimes(new RequestBudget(), "p");
+
+    it("finds every later order of the plan ready at its first GET (one per 30 s of a longer wait), for every T", async () => {
+      for (const t of SWEEP) {
+        const times = fresh();
+        const first = await provisioning(t).run(times);
+        const later = await provisioning(t).run(times);
+        expect(later.gets, `T = ${t} ms`).toBe(Math.ceil(t / DEFAULT_WAIT_SCHEDULE.maxPollMs));
+        expect(later.lagMs, `T = ${t} ms`).toBeLessThanOrEqual(first.lagMs + 20);
+        expect(first.gets, `T = ${t} ms`).toBe((await provisioning(t).run()).gets);
+      }
+    });
+
+    it("when the plan got slower, costs one GET more than having learned nothing, and sees it as late as without", async () => {
+      for (const t of SWEEP) {
+        const times = fresh();
+        await provisioning(t / 2).run(times);
+        const slower = await provisioning(t).run(times);
+        const unaided = await provisioning(t).run();
+        expect(slower.gets, `T = ${t} ms`).toBeLessThanOrEqual(unaided.gets + 1);
+        expect(slower.lagMs, `T = ${t} ms`).toBeLessThanOrEqual(250 + t / 10);
+      }
+    });
+
+    it("gives way to the API's own estimate when there is one", async () => {
+      const times = fresh();
+      times.observe(1000);
+      const { gets, lagMs } = await provisioning(40_000, { estimateError: 0 }).run(times);
+      expect({ gets, lagMs: lagMs <= 250 }).toEqual({ gets: 2, lagMs: true });
+    });
+  });
+
   it("makes a number of GETs that grows with log T, at most 82 for 20 minutes", async () => {
     const at20min = await provisioning(20 * 60_000).run();
     expect(at20min.gets).toBeLessThanOrEqual(82);
@@ -181,14 +217,11 @@ describe("nextPollDelay", () => {
   });
 
   it("comes back just after an estimated_ready_at still ahead, sooner or later than the schedule, at most the cap away", () => {
-    const soon = order("provisioning", { estimatedReadyAt: new Date(START + 4000).toISOString() });
-    expect(nextPollDelay({ ...base, waitedMs: 100_000, order: soon })).toBe(4020);
-    const later = order("provisioning", { estimatedReadyAt: new Date(START + 20_000).toISOString() });
-    expect(nextPollDelay({ ...base, waitedMs: 0, order: later })).toBe(20_020);
-    const far = order("provisioning", { estimatedReadyAt: new Date(START + 600_000).toISOString() });
-    expect(nextPollDelay({ ...base, waitedMs: 0, order: far })).toBe(30_000);
-    const past = order("provisioning", { estimatedReadyAt: new Date(START - 60_000).toISOString() });
-    expect(nextPollDelay({ ...base, waitedMs: 100_000, order: past })).toBe(10_250);
+    expect(nextPollDelay({ ...base, waitedMs: 100_000, readyAt: START + 4000 })).toBe(4020);
+    expect(nextPollDelay({ ...base, waitedMs: 0, readyAt: START + 20_000 })).toBe(20_020);
+    expect(nextPollDelay({ ...base, waitedMs: 0, readyAt: START + 600_000 })).toBe(30_000);
+    expect(nextPollDelay({ ...base, waitedMs: 100_000, readyAt: START - 60_000 })).toBe(10_250);
+    expect(nextPollDelay({ ...base, waitedMs: 100_000, readyAt: Number.NaN })).toBe(10_250);
   });
 
   it("never polls sooner than Retry-After (capped at the maximum)", () => {
