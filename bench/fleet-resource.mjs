@@ -5,6 +5,7 @@
 // provider process's peak memory (VmHWM, sampled from /proc while the first up runs).
 import { readdirSync, readFileSync } from "node:fs";
 import { ORDERS_PROGRAM } from "./fleet.mjs";
+import { apiShape } from "./api-shape.mjs";
 import { benchWorkspace } from "./workspace.mjs";
 
 const FLEET_PROGRAM = `const pulumi = require("@pulumi/pulumi");
@@ -15,12 +16,23 @@ new ProxyFleet("fleet", { planId: "dc-us-5", orders, readyTimeout: "30m" });
 
 /**
  * `BENCH_FLEET_RESOURCE_CASES`: N:R:T (T in seconds), comma separated, each optionally followed by the sandbox's
- * `RateLimit-*` hint mode (`:always`, the default, `:on-429` or `:never`) and `:orders` (also run N ProxyOrders).
+ * flags (api-shape.mjs: `:on-429`, `:never`, `:no-estimates`, `:latency=<ms>`, `:window=<s>`, `:real`) and `:orders`
+ * (also run N ProxyOrders).
  */
-export const DEFAULT_FLEET_RESOURCE_CASES = "200:20:20:always:orders,200:20:20:on-429,200:20:20:never,1000:20:20:always,1000:20:20:on-429,1000:20:20:never";
+export const DEFAULT_FLEET_RESOURCE_CASES =
+  "200:20:20:always:orders,200:20:20:on-429,200:20:20:never,200:20:20:on-429:real,1000:20:20:always,1000:20:20:on-429,1000:20:20:never";
 
-/** `BENCH_TWO_STACKS`: N:R:T:hints of the two stacks on one key, each one fleet of N, started together. */
-export const DEFAULT_TWO_STACKS_CASES = "100:10:20:on-429,100:10:20:never";
+/**
+ * `BENCH_STACKS`: K:N:R:T, comma separated: K stacks on one key, each one fleet of N, with the sandbox's flags and
+ * `:late=<s>` (the last stack starts that many seconds after the others).
+ */
+export const DEFAULT_STACKS_CASES = "2:100:10:20:on-429,2:100:10:20:never,4:50:10:20:on-429:late=10,4:50:10:20:never:late=10";
+
+/**
+ * `BENCH_SHARE_CASES`: N:R:T, comma separated: a fleet of N capped at `proxy:maxRateShare` 50 beside an application
+ * that sends half the key's R requests a second steadily, with the sandbox's flags.
+ */
+export const DEFAULT_SHARE_CASES = "100:20:20:on-429";
 
 /** The figures every case reports about its requests: how many per order, and the share answered 429. */
 function requestFigures(sandbox, orders) {
@@ -50,12 +62,45 @@ function providerMemory() {
   };
 }
 
-export async function fleetResourceFigures(root, startSandbox, cases = DEFAULT_FLEET_RESOURCE_CASES, twoStacks = DEFAULT_TWO_STACKS_CASES) {
+/**
+ * An application on the same key: `GET /v1/usage` at `perSecond`, evenly spaced, until stopped; `stop()` resolves to
+ * the status of each of its answers.
+ */
+function steadyApplication(sandbox, perSecond) {
+  const statuses = [];
+  const pending = [];
+  const timer = setInterval(() => {
+    pending.push(
+      fetch(`${sandbox.url}/v1/usage`, { headers: { authorization: `Bearer ${sandbox.apiKey}` } }).then(
+        async (res) => {
+          await res.arrayBuffer();
+          statuses.push(res.status);
+        },
+        () => statuses.push(0),
+      ),
+    );
+  }, 1000 / perSecond);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await Promise.all(pending);
+      return statuses;
+    },
+  };
+}
+
+export async function fleetResourceFigures(
+  root,
+  startSandbox,
+  cases = DEFAULT_FLEET_RESOURCE_CASES,
+  stackCases = DEFAULT_STACKS_CASES,
+  shareCases = DEFAULT_SHARE_CASES,
+) {
   const workspace = await benchWorkspace(root);
   const programs = {
     fleet: await workspace.program("proxy-fleet", FLEET_PROGRAM),
     orders: await workspace.program("proxy-orders", ORDERS_PROGRAM),
-    second: await workspace.program("proxy-fleet-b", FLEET_PROGRAM),
+    stacks: [],
   };
   const figures = [];
   const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
@@ -64,12 +109,12 @@ export async function fleetResourceFigures(root, startSandbox, cases = DEFAULT_F
     for (const spec of cases.split(",")) {
       const [n, r, t] = spec.split(":").slice(0, 3).map(Number);
       const withOrders = spec.endsWith(":orders");
-      const hints = ["on-429", "never"].find((mode) => spec.includes(`:${mode}`)) ?? "always";
       const tMs = t * 1000;
+      const shape = apiShape(spec, r, tMs);
       const floor = Math.max(tMs + (n / r) * 1000, ((2 * n) / r) * 1000);
-      const label = `N = ${n}, default --parallel, R = ${r}/s, T = ${t} s, hints ${hints}`;
+      const label = `N = ${n}, default --parallel, R = ${r}/s, T = ${t} s${shape.label}`;
 
-      const sandbox = await startSandbox({ rateLimit: { requestsPerSecond: r, burst: r }, rateLimitHints: hints, provisioningMs: tMs });
+      const sandbox = await startSandbox(shape.options);
       const api = { PROXY_API_BASE_URL: sandbox.url, PROXY_API_KEY: sandbox.apiKey };
       const fleet = programs.fleet;
       await workspace.cli(fleet, ["config", "set", "count", String(n)]);
@@ -131,7 +176,7 @@ export async function fleetResourceFigures(root, startSandbox, cases = DEFAULT_F
       await sandbox.stop();
 
       if (withOrders) {
-        const ordersSandbox = await startSandbox({ rateLimit: { requestsPerSecond: r, burst: r }, provisioningMs: tMs });
+        const ordersSandbox = await startSandbox(shape.options);
         const ordersApi = { PROXY_API_BASE_URL: ordersSandbox.url, PROXY_API_KEY: ordersSandbox.apiKey };
         await workspace.cli(programs.orders, ["config", "set", "count", String(n)]);
         const ordersStarted = performance.now();
@@ -148,44 +193,88 @@ export async function fleetResourceFigures(root, startSandbox, cases = DEFAULT_F
         await ordersSandbox.stop();
       }
     }
-    for (const spec of twoStacks.split(",").filter(Boolean)) {
-      const [n, r, t] = spec.split(":").slice(0, 3).map(Number);
-      const hints = ["on-429", "never"].find((mode) => spec.includes(`:${mode}`)) ?? "always";
+    for (const spec of stackCases.split(",").filter(Boolean)) {
+      const [k, n, r, t] = spec.split(":").slice(0, 4).map(Number);
+      const lateMs = Number(/:late=(\d+)/.exec(spec)?.[1] ?? 0) * 1000;
       const tMs = t * 1000;
-      // Both stacks' 2N purchases and 2N reads go through one key: max(T + 2N/R, 4N/R).
-      const floor = Math.max(tMs + ((2 * n) / r) * 1000, ((4 * n) / r) * 1000);
-      const label = `two stacks on one key, a fleet of ${n} each, started together, R = ${r}/s, T = ${t} s, hints ${hints}`;
-      const sandbox = await startSandbox({ rateLimit: { requestsPerSecond: r, burst: r }, rateLimitHints: hints, provisioningMs: tMs });
+      const shape = apiShape(spec.split(":").slice(1).join(":"), r, tMs);
+      // All K stacks' KN purchases and KN reads go through one key, from the first start: max(T + KN/R, 2KN/R).
+      const floor = Math.max(tMs + ((k * n) / r) * 1000, ((2 * k * n) / r) * 1000);
+      const label = `${k} stacks on one key, a fleet of ${n} each${lateMs ? `, the last ${lateMs / 1000} s late` : ", started together"}, R = ${r}/s, T = ${t} s${shape.label}`;
+      const sandbox = await startSandbox(shape.options);
       const api = { PROXY_API_BASE_URL: sandbox.url, PROXY_API_KEY: sandbox.apiKey };
-      const stacks = [programs.fleet, programs.second];
+      while (programs.stacks.length < k) programs.stacks.push(await workspace.program(`proxy-fleet-${programs.stacks.length}`, FLEET_PROGRAM));
+      const stacks = programs.stacks.slice(0, k);
       for (const program of stacks) await workspace.cli(program, ["config", "set", "count", String(n)]);
       const started = performance.now();
       const walls = await Promise.all(
-        stacks.map((program) =>
-          workspace.cli(program, ["up", "--yes", "--skip-preview"], api).then(
+        stacks.map(async (program, i) => {
+          if (i === k - 1 && lateMs > 0) await new Promise((resolve) => setTimeout(resolve, lateMs));
+          return workspace.cli(program, ["up", "--yes", "--skip-preview"], api).then(
             () => performance.now() - started,
-            () => Number.NaN,
-          ),
-        ),
+            (error) => {
+              console.error(`bench: ProxyFleet ${label}: stack ${i} failed: ${String(error.message).slice(-1500)}`);
+              return Number.NaN;
+            },
+          );
+        }),
       );
-      const { calls, throttled, share, perOrder } = requestFigures(sandbox, 2 * n);
+      const { calls, throttled, share, perOrder } = requestFigures(sandbox, k * n);
       const bought = sandbox.createdOrders.length;
-      const slower = Math.max(...walls);
+      const last = Math.max(...walls);
       figures.push([
         "ProxyFleet",
         `${label}: ${bought} purchases, ${throttled} of ${calls} requests answered 429, ${perOrder.toFixed(2)} requests per order`,
         `${(share * 100).toFixed(1)}%`,
-        `${2 * n} purchases, <= 2%`,
-        bought === 2 * n && share <= 0.02 ? "met" : "missed",
+        `${k * n} purchases, <= 2%`,
+        bought === k * n && share <= 0.02 ? "met" : "missed",
       ]);
       figures.push([
         "ProxyFleet",
-        `${label}: ups ${walls.map(seconds).join(" and ")} vs floor max(T + 2N/R, 4N/R) ${seconds(floor)}`,
-        `${(slower / floor).toFixed(2)}x`,
-        "<= 1.25x each",
-        slower / floor <= 1.25 ? "met" : "missed",
+        `${label}: ups end ${walls.map(seconds).join(", ")} after the first start vs floor max(T + KN/R, 2KN/R) ${seconds(floor)}`,
+        `${(last / floor).toFixed(2)}x`,
+        "<= 1.25x, the last",
+        last / floor <= 1.25 ? "met" : "missed",
       ]);
       for (const program of stacks) await workspace.cli(program, ["destroy", "--yes", "--skip-preview"], api);
+      await sandbox.stop();
+    }
+    for (const spec of shareCases.split(",").filter(Boolean)) {
+      const [n, r, t] = spec.split(":").slice(0, 3).map(Number);
+      const tMs = t * 1000;
+      const shape = apiShape(spec, r, tMs);
+      // The fleet may use half the key's rate: max(T + N/(R/2), 2N/(R/2)).
+      const floor = Math.max(tMs + (n / (r / 2)) * 1000, ((2 * n) / (r / 2)) * 1000);
+      const label = `a fleet of ${n} at proxy:maxRateShare 50 beside an application sending ${r / 2} of the key's ${r} requests/s, T = ${t} s${shape.label}`;
+      const sandbox = await startSandbox(shape.options);
+      const api = { PROXY_API_BASE_URL: sandbox.url, PROXY_API_KEY: sandbox.apiKey, PROXY_API_MAX_RATE_SHARE: "50" };
+      await workspace.cli(programs.fleet, ["config", "set", "count", String(n)]);
+      const app = steadyApplication(sandbox, r / 2);
+      const started = performance.now();
+      let ok = true;
+      await workspace.cli(programs.fleet, ["up", "--yes", "--skip-preview"], api).catch((error) => {
+        ok = false;
+        console.error(`bench: ProxyFleet ${label}: up failed: ${String(error.message).slice(-1500)}`);
+      });
+      const wall = performance.now() - started;
+      const answers = await app.stop();
+      const appRefused = answers.filter((status) => status === 429).length;
+      const fleetCalls = sandbox.requests.filter((q) => q.path.startsWith("/v1/") && q.path !== "/v1/usage");
+      figures.push([
+        "ProxyFleet",
+        `${label}: the application's requests answered 429: ${appRefused} of ${answers.length}; the fleet's: ${fleetCalls.filter((q) => q.status === 429).length} of ${fleetCalls.length}`,
+        `${((appRefused / Math.max(1, answers.length)) * 100).toFixed(1)}%`,
+        "<= 1% (the application's)",
+        ok && appRefused / Math.max(1, answers.length) <= 0.01 ? "met" : "missed",
+      ]);
+      figures.push([
+        "ProxyFleet",
+        `${label}: up ${seconds(wall)} vs its floor at half the rate, max(T + 2N/R, 4N/R) ${seconds(floor)}`,
+        `${(wall / floor).toFixed(2)}x`,
+        "<= 1.25x",
+        ok && wall / floor <= 1.25 ? "met" : "missed",
+      ]);
+      await workspace.cli(programs.fleet, ["destroy", "--yes", "--skip-preview"], api);
       await sandbox.stop();
     }
   } finally {

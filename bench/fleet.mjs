@@ -5,6 +5,7 @@
 // Floors: every order needs one POST and one GET after it is ready, through one budget, so at least 2N/R and T + N/R
 // (the issue's floor); and the engine runs at most P creates at once, each lasting at least T, so at least
 // ceil(N/P) x T. The ratio is taken against the largest of the three.
+import { apiShape } from "./api-shape.mjs";
 import { benchWorkspace } from "./workspace.mjs";
 
 /** N ProxyOrders, N from the config's `count`. */
@@ -28,9 +29,8 @@ for (let i = 0; i < count; i++) new pulumi.dynamic.Resource(provider, "noop-" + 
 `;
 
 /**
- * `BENCH_FLEET_CASES`: N:P:R:T (T in seconds), comma separated; `:on-429` after a case sends the RateLimit-* hints
- * only with 429s, `:never` (or `:nohints`) never, as the contract allows an API to (the budget then learns the
- * limit from 429s).
+ * `BENCH_FLEET_CASES`: N:P:R:T (T in seconds), comma separated, each optionally followed by flags that make the
+ * sandbox less kind (api-shape.mjs): `:on-429`, `:never`, `:no-estimates`, `:latency=<ms>`, `:window=<s>`, `:real`.
  */
 export const DEFAULT_FLEET_CASES =
   "50:16:10:20,200:64:20:20,500:64:20:20,100:100:5:5,200:64:20:20:never,100:100:5:5:never,200:200:10:20:on-429,200:200:10:20:never";
@@ -46,13 +46,13 @@ export async function fleetFigures(root, startSandbox, cases = DEFAULT_FLEET_CAS
   try {
     for (const spec of cases.split(",")) {
       const [n, p, r, t] = spec.split(":").slice(0, 4).map(Number);
-      const mode = spec.endsWith(":nohints") || spec.endsWith(":never") ? "never" : spec.endsWith(":on-429") ? "on-429" : "always";
+      const shape = apiShape(spec, r, t * 1000);
       const tMs = t * 1000;
       const issueFloor = Math.max(tMs + (n / r) * 1000, ((2 * n) / r) * 1000);
       const floor = Math.max(issueFloor, Math.ceil(n / p) * tMs);
-      const label = `N = ${n}, --parallel ${p}, R = ${r}/s, T = ${t} s${mode === "always" ? "" : mode === "never" ? ", no RateLimit hints" : ", RateLimit hints only with 429s"}`;
+      const label = `N = ${n}, --parallel ${p}, R = ${r}/s, T = ${t} s${shape.label}`;
 
-      const sandbox = await startSandbox({ rateLimit: { requestsPerSecond: r, burst: r }, rateLimitHints: mode, provisioningMs: tMs });
+      const sandbox = await startSandbox(shape.options);
       const api = { PROXY_API_BASE_URL: sandbox.url, PROXY_API_KEY: sandbox.apiKey };
       await workspace.cli(programs.orders, ["config", "set", "count", String(n)]);
       let ok = true;

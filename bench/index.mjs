@@ -6,8 +6,9 @@
 // BENCH_REPEATS (default 3) sets the runs per engine figure (the median is kept); BENCH_SKIP_ENGINE=1 skips the
 // Pulumi CLI parts, which take many minutes; BENCH_ENGINE_SIZES (default "1,10,50") sets the engine part's values of
 // N; BENCH_FLEET_CASES (default in fleet.mjs) the fleet part's N:P:R:T; BENCH_FLEET_RESOURCE_CASES (default in
-// fleet-resource.mjs) the ProxyFleet part's N:R:T; BENCH_ONLY=fleet or BENCH_ONLY=fleet-resource runs that part alone
-// and rewrites only its table in docs/benchmarks.md.
+// fleet-resource.mjs) the ProxyFleet part's N:R:T, BENCH_STACKS its K stacks on one key, BENCH_SHARE_CASES its fleet
+// beside an application; BENCH_API=real makes the sandbox unkind in every case (api-shape.mjs); BENCH_ONLY=fleet or
+// BENCH_ONLY=fleet-resource runs that part alone and rewrites only its table in docs/benchmarks.md.
 import { execFile, spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -115,10 +116,16 @@ if (process.env.BENCH_SKIP_ENGINE !== "1" && only !== "fleet-resource") {
 
 // 6. ProxyFleet: one resource of N orders, not bound by the engine's slots, against the API's floor.
 if (process.env.BENCH_SKIP_ENGINE !== "1" && only !== "fleet") {
-  const { fleetResourceFigures, DEFAULT_FLEET_RESOURCE_CASES, DEFAULT_TWO_STACKS_CASES } = await import("./fleet-resource.mjs");
-  const cases = process.env.BENCH_FLEET_RESOURCE_CASES ?? DEFAULT_FLEET_RESOURCE_CASES;
-  const twoStacks = process.env.BENCH_TWO_STACKS ?? DEFAULT_TWO_STACKS_CASES;
-  for (const figure of await fleetResourceFigures(root, startSandbox, cases, twoStacks)) row(...figure);
+  const { fleetResourceFigures, DEFAULT_FLEET_RESOURCE_CASES, DEFAULT_STACKS_CASES, DEFAULT_SHARE_CASES } = await import("./fleet-resource.mjs");
+  const env = process.env;
+  const figures = await fleetResourceFigures(
+    root,
+    startSandbox,
+    env.BENCH_FLEET_RESOURCE_CASES ?? DEFAULT_FLEET_RESOURCE_CASES,
+    env.BENCH_STACKS ?? DEFAULT_STACKS_CASES,
+    env.BENCH_SHARE_CASES ?? DEFAULT_SHARE_CASES,
+  );
+  for (const figure of figures) row(...figure);
 }
 
 const machine = `${cpus().length} cores (${cpus()[0]?.model ?? "unknown"}), ${Math.round(totalmem() / 1024 ** 3)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`;

@@ -19,6 +19,9 @@ Options:
   --rate <n>               requests per second and key (a token bucket); 0 turns the limit off (default 10)
   --burst <n>              requests allowed at once after a quiet spell (default: the rate)
   --rate-limit-hints <when>  RateLimit-* headers: always, on-429 (only with refusals) or never (default always)
+  --window <s>             count the rate in fixed windows of this many seconds instead of a token bucket
+  --latency <ms>           milliseconds each request and answer spend on the way, half each (default 0)
+  --no-estimates           leave out estimated_ready_at and the polling Retry-After of pending orders
   --state-file <path>      keep orders in this JSON file across restarts (default: memory only)
   --enable-admin           serve /__sandbox/ routes for fault injection (default off)
   --help                   show this text
@@ -35,6 +38,9 @@ async function main(): Promise<void> {
       rate: { type: "string", default: "10" },
       burst: { type: "string" },
       "rate-limit-hints": { type: "string", default: "always" },
+      window: { type: "string" },
+      latency: { type: "string", default: "0" },
+      "no-estimates": { type: "boolean", default: false },
       "state-file": { type: "string" },
       "enable-admin": { type: "boolean", default: false },
       help: { type: "boolean", default: false },
@@ -63,8 +69,10 @@ async function main(): Promise<void> {
     apiKey: values["api-key"],
     provisioningMs: number("provisioning-time", values["provisioning-time"]) * 1000,
     orderLifetimeMs: values["order-lifetime"] === undefined ? undefined : number("order-lifetime", values["order-lifetime"]) * 1000,
-    rateLimit: rate === 0 ? false : { requestsPerSecond: rate, burst },
+    rateLimit: rate === 0 ? false : { requestsPerSecond: rate, burst, windowSeconds: values.window === undefined ? undefined : number("window", values.window) },
     rateLimitHints: hints,
+    latencyMs: number("latency", values.latency),
+    pollingHints: !values["no-estimates"],
     stateFile: values["state-file"],
     enableAdmin: values["enable-admin"],
   });

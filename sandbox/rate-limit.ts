@@ -1,7 +1,9 @@
 /**
- * A token-bucket rate limit per API key, as real APIs enforce it: `burst` requests at once, refilled at
- * `requestsPerSecond`. Answers carry the bucket as `RateLimit-*` hints (always, only on a refusal, or never); a refusal
- * always carries `Retry-After`.
+ * A rate limit per API key, in either of the two shapes real APIs use: a token bucket (`burst` requests at once,
+ * refilled at `requestsPerSecond`), or fixed windows (`requestsPerSecond × windowSeconds` requests in each window of
+ * `windowSeconds`, counted afresh at each window's start, so a client may meet twice the rate across a window's edge
+ * and a refusal may ask it to wait out the rest of the window). Answers carry the limit as `RateLimit-*` hints
+ * (always, only on a refusal, or never); a refusal always carries `Retry-After`.
  */
 
 /** When the answers carry the `RateLimit-*` hints. */
@@ -19,6 +21,8 @@ export interface RateLimitOptions {
   requestsPerSecond: number;
   /** The bucket's size: requests allowed at once after a quiet spell. @default requestsPerSecond (one second's worth) */
   burst?: number;
+  /** Count in fixed windows of this many seconds instead of a token bucket (`burst` is then unused). @default none */
+  windowSeconds?: number;
 }
 
 /** Outcome of counting one request. */
@@ -37,6 +41,7 @@ export interface RateLimitDecision {
 /** Counts requests per key in token buckets. */
 export class RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  private readonly windows = new Map<string, { start: number; used: number }>();
   private readonly burst: number;
 
   constructor(
@@ -51,6 +56,23 @@ export class RateLimiter {
 
   /** Counts a request for `key` and says whether it is allowed. */
   take(key: string): RateLimitDecision {
+    return this.options.windowSeconds ? this.takeFromWindow(key, this.options.windowSeconds) : this.takeFromBucket(key);
+  }
+
+  private takeFromWindow(key: string, windowSeconds: number): RateLimitDecision {
+    const now = this.now();
+    const windowMs = windowSeconds * 1000;
+    const start = Math.floor(now / windowMs) * windowMs;
+    const limit = Math.max(1, Math.floor(this.options.requestsPerSecond * windowSeconds));
+    const count = this.windows.get(key);
+    const used = count && count.start === start ? count.used : 0;
+    const allowed = used < limit;
+    this.windows.set(key, { start, used: allowed ? used + 1 : used });
+    const resetSeconds = Math.max(1, Math.ceil((start + windowMs - now) / 1000));
+    return { allowed, limit, remaining: limit - (allowed ? used + 1 : used), resetSeconds, retryAfterSeconds: resetSeconds };
+  }
+
+  private takeFromBucket(key: string): RateLimitDecision {
     const now = this.now();
     const rate = this.options.requestsPerSecond;
     const bucket = this.buckets.get(key) ?? { tokens: this.burst, at: now };

@@ -40,6 +40,11 @@ export interface SandboxOptions {
   /** Send `estimated_ready_at` and `Retry-After` on pending orders, as the contract allows. @default true */
   pollingHints?: boolean;
   /**
+   * Time each request under `/v1` takes on the way in and its answer on the way out, half each: a network and a
+   * server that are not on loopback. The rate limit counts a request when it arrives. @default 0
+   */
+  latencyMs?: number;
+  /**
    * When to send `RateLimit-Limit`, `-Remaining` and `-Reset` (the contract makes them optional): with every answer,
    * only with `429`s (as many real APIs do), or never (a `429` then carries `Retry-After` alone). `true` and `false`
    * mean `"always"` and `"never"`. @default "always"

@@ -33,6 +33,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const requests: RecordedRequest[] = [];
   const createdOrders: CreatedOrder[] = [];
   const contractViolations: string[] = [];
+  const latencyMs = options.latencyMs ?? 0;
 
   const sandbox: Omit<Sandbox, "url" | "port" | "stop"> = {
     apiKey,
@@ -88,7 +89,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     requests.push(record);
     // An injected fault is a departure the test chose, so its answer is not checked.
     let injected = false;
-    const finish = (answer: Answer): void => {
+    const finish = async (answer: Answer): Promise<void> => {
       const sent = { ...answer, headers: { ...answer.headers, "x-request-id": requestId } };
       const checked = url.pathname.startsWith("/v1/") && options.checkAnswers !== false && !injected;
       const problems = checked ? contractProblems(method, url.pathname, sent) : [];
@@ -96,10 +97,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         const violation = `${method} ${url.pathname} answered ${answer.status} against the contract: ${problems.join("; ")}`;
         contractViolations.push(violation);
         console.error(`sandbox: ${violation}`);
-        finish(problemAnswer(new Problem(500, `The sandbox broke the contract (${problems.join("; ")}).`), requestId, url.pathname));
+        await finish(problemAnswer(new Problem(500, `The sandbox broke the contract (${problems.join("; ")}).`), requestId, url.pathname));
         return;
       }
       record.status = sent.status;
+      if (latencyMs > 0 && url.pathname.startsWith("/v1/")) await sleep(latencyMs / 2);
       send(res, sent);
     };
     try {
@@ -108,16 +110,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       if (url.pathname.startsWith("/__sandbox/") && options.enableAdmin) {
         if (auth !== "valid") throw new Problem(401, "The admin routes need the sandbox's full API key.");
         const admin = handleAdmin(method, url.pathname, body, sandbox);
-        finish(jsonAnswer(admin.status, admin.body));
+        await finish(jsonAnswer(admin.status, admin.body));
         return;
       }
       if (url.pathname === "/openapi.json" && method === "GET") {
-        finish(jsonAnswer(200, openApiDocument()));
+        await finish(jsonAnswer(200, openApiDocument()));
         return;
       }
       if (!url.pathname.startsWith("/v1/")) {
         throw new Problem(404, `No route for ${url.pathname}; the API lives under /v1.`);
       }
+      if (latencyMs > 0) await sleep(latencyMs / 2);
       if (auth === "missing" || auth === "invalid") {
         throw new Problem(
           401,
@@ -175,14 +178,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       if (faults.delayMs > 0 && result.committedOrderId === undefined) {
         await sleep(faults.delayMs);
       }
-      finish(jsonAnswer(result.status, result.body, { ...limitHeaders, ...result.headers }));
+      await finish(jsonAnswer(result.status, result.body, { ...limitHeaders, ...result.headers }));
     } catch (error) {
       const problem =
         error instanceof Problem ? error : new Problem(500, "The sandbox failed unexpectedly; see its console.");
       if (!(error instanceof Problem)) {
         console.error("sandbox: unexpected error", error);
       }
-      finish(problemAnswer(problem, requestId, url.pathname));
+      await finish(problemAnswer(problem, requestId, url.pathname));
     }
   };
 

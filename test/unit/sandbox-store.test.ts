@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { PLANS } from "../../sandbox";
+import { RateLimiter } from "../../sandbox/rate-limit";
 import { SandboxState } from "../../sandbox/state";
 import { orderStatus, orderView, usageView } from "../../sandbox/views";
 
@@ -42,5 +43,36 @@ describe("the sandbox's order lifetime", () => {
     const order = state.createOrder(plan, 0, { provisioningMs: 0 }, { hiddenReads: 0, fails: false });
     expect(orderStatus(order, 30 * DAY - 1)).toBe("active");
     expect(orderStatus(order, 30 * DAY)).toBe("expired");
+  });
+});
+
+describe("the sandbox's rate limit", () => {
+  const timed = () => {
+    let now = Date.UTC(2026, 0, 20, 10, 0, 0, 100);
+    return { now: () => now, at: (ms: number) => (now = Date.UTC(2026, 0, 20, 10, 0, 0) + ms) };
+  };
+
+  it("as a token bucket, allows the burst at once, then the rate, and says when one more is allowed", () => {
+    const time = timed();
+    const limiter = new RateLimiter({ requestsPerSecond: 10, burst: 5 }, time.now);
+    const first = Array.from({ length: 6 }, () => limiter.take("k"));
+    expect(first.map((d) => d.allowed)).toEqual([true, true, true, true, true, false]);
+    expect(first[5]).toMatchObject({ limit: 5, remaining: 0, retryAfterSeconds: 1 });
+    time.at(300);
+    expect([limiter.take("k").allowed, limiter.take("k").allowed, limiter.take("k").allowed]).toEqual([true, true, false]);
+  });
+
+  it("in fixed windows, allows rate × window in each, refuses the rest until the next window, and counts keys apart", () => {
+    const time = timed();
+    const limiter = new RateLimiter({ requestsPerSecond: 10, windowSeconds: 2 }, time.now);
+    const first = Array.from({ length: 21 }, () => limiter.take("k"));
+    expect(first.filter((d) => d.allowed)).toHaveLength(20);
+    expect(first[19]).toMatchObject({ allowed: true, limit: 20, remaining: 0 });
+    expect(first[20]).toMatchObject({ allowed: false, remaining: 0, retryAfterSeconds: 2, resetSeconds: 2 });
+    expect(limiter.take("other").allowed).toBe(true);
+    time.at(1_500);
+    expect(limiter.take("k")).toMatchObject({ allowed: false, retryAfterSeconds: 1 });
+    time.at(2_000);
+    expect(limiter.take("k")).toMatchObject({ allowed: true, remaining: 19 });
   });
 });
