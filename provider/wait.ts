@@ -74,7 +74,13 @@ export interface WaitOptions {
   /** @default 30000 */
   progressEveryMs?: number;
   /** Clock and sleep; tests pass a simulated pair. @default the real ones */
-  clock?: { now(): number; sleep(ms: number, signal?: AbortSignal): Promise<void> };
+  clock?: Clock;
+}
+
+/** The time, and a way to let it pass. */
+export interface Clock {
+  now(): number;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
 /** A progress report while waiting. */
@@ -140,26 +146,11 @@ export async function waitForOrder(options: WaitOptions): Promise<Order> {
     maxPollMs: options.maxPollMs ?? DEFAULT_WAIT_SCHEDULE.maxPollMs,
   };
   const notFoundWindowMs = options.notFoundWindowMs ?? DEFAULT_WAIT_SCHEDULE.notFoundWindowMs;
-  const progressEveryMs = options.progressEveryMs ?? DEFAULT_WAIT_SCHEDULE.progressEveryMs;
   const started = clock.now();
+  const judge = orderJudge(options, clock, started);
   let lastSeen = options.lastSeen;
-  let lastReportedStatus: string | undefined;
-  let lastReportAt = started;
   let firstNotFoundAt: number | undefined;
   let notFoundReads = 0;
-
-  const judge = (order: Order): Order | undefined => {
-    if (isTargetState(order.status)) return order;
-    if (isSpentState(order.status)) throw new OrderFailedError(order);
-    if (!isPendingState(order.status)) throw new UnexpectedOrderStateError(order);
-    const at = clock.now();
-    if (order.status !== lastReportedStatus || at - lastReportAt >= progressEveryMs) {
-      options.onProgress?.({ orderId, status: order.status, waitedMs: at - started });
-      lastReportedStatus = order.status;
-      lastReportAt = at;
-    }
-    return undefined;
-  };
 
   let hintMs: number | undefined;
   let trustEstimate = true;
@@ -173,40 +164,94 @@ export async function waitForOrder(options: WaitOptions): Promise<Order> {
     const learned = options.provisioning?.expectedMs();
     return learned === undefined ? Number.NaN : started + learned;
   };
-  let polled = false;
-  for (;;) {
-    const now = clock.now();
-    const remaining = options.deadline - now;
-    if (remaining <= 0) throw new OrderWaitTimeoutError(orderId, lastSeen, now - started);
-    const estimated = trustEstimate ? expectedAt() : Number.NaN;
-    const pause = nextPollDelay({ waitedMs: now - started, now, readyAt: estimated, retryAfterMs: hintMs, ...schedule });
-    try {
-      await clock.sleep(Math.min(remaining, pause), signal);
-      // Under a rate limit, a poll at the order's estimate goes before routine ones, and may wait for its turn until
-      // the order's deadline (on the real clock, which the client counts on, whatever this waiter's clock is).
-      const priority = expectedAt() <= clock.now() ? "due" : "routine";
-      const deadline = Date.now() + (options.deadline - clock.now());
-      const result = await client.getOrder(orderId, { signal, deadline, priority, onHeld: options.onHeld });
-      polled = true;
-      lastSeen = result.order;
-      hintMs = result.retryAfterMs;
-      firstNotFoundAt = undefined;
-      notFoundReads = 0;
-    } catch (error) {
-      if (signal?.aborted) throw new OrderWaitCancelledError(orderId, lastSeen);
-      if (!(error instanceof NotFoundError)) throw error;
-      firstNotFoundAt ??= clock.now();
-      notFoundReads += 1;
-      if (clock.now() - firstNotFoundAt >= notFoundWindowMs && notFoundReads > DEFAULT_WAIT_SCHEDULE.notFoundReads) throw error;
-      hintMs = undefined;
-      continue;
+  const cancelled = (error: unknown): never => {
+    throw signal?.aborted ? new OrderWaitCancelledError(orderId, lastSeen) : error;
+  };
+  const ended = options.provisioning?.begin(started);
+  try {
+    return await poll();
+  } finally {
+    ended?.();
+  }
+
+  async function poll(): Promise<Order> {
+    let polled = false;
+    for (;;) {
+      const now = clock.now();
+      const remaining = options.deadline - now;
+      if (remaining <= 0) throw new OrderWaitTimeoutError(orderId, lastSeen, now - started);
+      const leader = trustEstimate && !lastSeen?.estimatedReadyAt ? options.provisioning?.leader(started) : undefined;
+      if (leader && (await newsWithin(leader, Math.min(remaining, schedule.maxPollMs), clock, signal).catch(cancelled))) continue;
+      const estimated = trustEstimate ? expectedAt() : Number.NaN;
+      const pause = leader ? 0 : nextPollDelay({ waitedMs: now - started, now, readyAt: estimated, retryAfterMs: hintMs, ...schedule });
+      try {
+        await clock.sleep(Math.min(remaining, pause), signal);
+        // Under a rate limit, a poll at the order's estimate goes before routine ones, and may wait for its turn until
+        // the order's deadline (on the real clock, which the client counts on, whatever this waiter's clock is).
+        const priority = expectedAt() <= clock.now() ? "due" : "routine";
+        const deadline = Date.now() + (options.deadline - clock.now());
+        const result = await client.getOrder(orderId, { signal, deadline, priority, onHeld: options.onHeld });
+        polled = true;
+        lastSeen = result.order;
+        hintMs = result.retryAfterMs;
+        firstNotFoundAt = undefined;
+        notFoundReads = 0;
+      } catch (error) {
+        if (signal?.aborted) throw new OrderWaitCancelledError(orderId, lastSeen);
+        if (!(error instanceof NotFoundError)) throw error;
+        firstNotFoundAt ??= clock.now();
+        notFoundReads += 1;
+        if (clock.now() - firstNotFoundAt >= notFoundWindowMs && notFoundReads > DEFAULT_WAIT_SCHEDULE.notFoundReads) throw error;
+        hintMs = undefined;
+        continue;
+      }
+      const done = judge(lastSeen);
+      if (done) {
+        if (polled) options.provisioning?.observe(clock.now() - started);
+        return done;
+      }
+      if (estimated <= clock.now()) trustEstimate = false;
     }
-    const done = judge(lastSeen);
-    if (done) {
-      if (polled) options.provisioning?.observe(clock.now() - started);
-      return done;
+  }
+
+}
+
+/**
+ * What a poll's answer means: the order when it is active; an error when it will never be; undefined while it is
+ * pending, reported on every change of state and every `progressEveryMs`.
+ */
+function orderJudge(options: WaitOptions, clock: Clock, started: number): (order: Order) => Order | undefined {
+  const progressEveryMs = options.progressEveryMs ?? DEFAULT_WAIT_SCHEDULE.progressEveryMs;
+  let lastReportedStatus: string | undefined;
+  let lastReportAt = started;
+  return (order) => {
+    if (isTargetState(order.status)) return order;
+    if (isSpentState(order.status)) throw new OrderFailedError(order);
+    if (!isPendingState(order.status)) throw new UnexpectedOrderStateError(order);
+    const at = clock.now();
+    if (order.status !== lastReportedStatus || at - lastReportAt >= progressEveryMs) {
+      options.onProgress?.({ orderId: options.orderId, status: order.status, waitedMs: at - started });
+      lastReportedStatus = order.status;
+      lastReportAt = at;
     }
-    if (estimated <= clock.now()) trustEstimate = false;
+    return undefined;
+  };
+}
+
+/**
+ * Waits, reading nothing, for news of the order that leads the plan (provisioning.ts), at most `ms`: true when the
+ * news came (look again at what to expect), false when `ms` passed first (read the order now). Rejects when `signal`
+ * aborts.
+ */
+async function newsWithin(news: Promise<void>, ms: number, clock: Clock, signal: AbortSignal | undefined): Promise<boolean> {
+  const stop = new AbortController();
+  const cancelled = () => stop.abort();
+  signal?.addEventListener("abort", cancelled, { once: true });
+  try {
+    return await Promise.race([news.then(() => true), clock.sleep(ms, stop.signal).then(() => false)]);
+  } finally {
+    signal?.removeEventListener("abort", cancelled);
+    stop.abort();
   }
 }
 

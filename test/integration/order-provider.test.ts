@@ -221,7 +221,7 @@ describe("an API that sends no estimated_ready_at", () => {
     const second = await p.create(inputs());
     expect([second.outs.status, readsOf(second.id)]).toEqual(["active", 1]);
     const otherPlan = await p.create(inputs({ planId: "dc-de-25" }));
-    expect(readsOf(otherPlan.id)).toBe(readsOf(first.id));
+    expect(readsOf(otherPlan.id)).toBeGreaterThan(10);
   });
 });
 
