@@ -18,6 +18,7 @@ import {
 import { backoffDelay, isRetryable } from "./retry";
 import { parseRetryAfter } from "./retry-after";
 import { timing } from "./timing";
+import { callTracer, type CallTrace } from "./trace";
 import { USER_AGENT } from "./version";
 
 /** Options of the API client. Every option but `baseUrl` and `apiKey` has a default in {@link DEFAULT_CLIENT_OPTIONS}. */
@@ -151,16 +152,31 @@ export class RequestSender {
 
   /** Sends the request, retrying as the options allow; resolves with a 2xx response or rejects with a ProxyApiError. */
   async send(req: ApiRequest): Promise<ApiResponse> {
+    const path = `/v1${req.path}`;
+    const trace = callTracer()?.call(req.method, path, /^\/orders\/([^/?]+)/.exec(req.path)?.[1]);
+    if (!trace) return this.sendTraced(req, path, undefined);
+    try {
+      const response = await this.sendTraced(req, path, trace);
+      trace.end({ status: response.status, requestId: response.requestId });
+      return response;
+    } catch (error) {
+      trace.end(error instanceof ProxyApiError ? { status: error.status, requestId: error.requestId, code: error.code } : { code: "error" });
+      throw error;
+    }
+  }
+
+  private async sendTraced(req: ApiRequest, path: string, trace: CallTrace | undefined): Promise<ApiResponse> {
     const { maxAttempts, callDeadlineMs, maxRetryAfterMs } = this.options;
     const deadline = Math.max(Date.now() + callDeadlineMs, req.deadline ?? 0);
-    const path = `/v1${req.path}`;
     const idempotent = req.method === "GET" || req.idempotencyKey !== undefined;
 
     let uncertain = false;
     let throttled: RateLimitError | undefined;
-    for (let attempt = 1; ; ) {
-      const permit = await this.permit(req, path, deadline, throttled);
+    for (let attempt = 1, sent = 0; ; ) {
+      const permit = await this.permit(req, path, deadline, throttled, trace);
+      const tried = trace?.attempt(++sent);
       const result = await this.attempt(req, path, deadline, permit);
+      tried?.end(result instanceof ProxyApiError ? { status: result.status, requestId: result.requestId, code: result.code } : result);
       if (!(result instanceof ProxyApiError)) {
         return { ...result, afterUncertainAttempt: uncertain };
       }
@@ -181,6 +197,7 @@ export class RequestSender {
       if (Date.now() + delayMs >= deadline) {
         throw result;
       }
+      trace?.backoff(delayMs, { status: result.status, requestId: result.requestId, code: result.code });
       this.options.onRetry?.({
         method: req.method,
         path,
@@ -199,10 +216,19 @@ export class RequestSender {
   }
 
   /** Waits for the key's budget to let one attempt go. */
-  private async permit(req: ApiRequest, path: string, deadline: number, throttled: RateLimitError | undefined): Promise<Permit> {
+  private async permit(
+    req: ApiRequest,
+    path: string,
+    deadline: number,
+    throttled: RateLimitError | undefined,
+    trace: CallTrace | undefined,
+  ): Promise<Permit> {
     try {
       const permit = await this.budget.acquire({ priority: req.priority ?? "urgent", deadline, signal: req.signal });
-      if (permit.heldMs > 0) req.onHeld?.(permit.heldMs);
+      if (permit.heldMs > 0) {
+        req.onHeld?.(permit.heldMs);
+        trace?.held(permit.heldMs);
+      }
       return permit;
     } catch (error) {
       if (!(error instanceof BudgetDeadlineError)) {

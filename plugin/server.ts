@@ -22,6 +22,7 @@ import { secretNames } from "../provider/fields";
 import { purchaseKey } from "../provider/idempotency";
 import type { OrderProviderOptions } from "../provider/order-provider";
 import { PartialOrderError, PROVIDER_KEY, UNKNOWN } from "../provider/pulumi-host";
+import { traceOperation } from "../tracing";
 import { EngineLog } from "./engine-log";
 import { fromStruct, secretKeys, toStruct } from "./properties";
 import { functionType } from "./registry";
@@ -35,6 +36,9 @@ export const TOKENS = {
   getProxies: GET_PROXIES.token,
   getUsage: GET_USAGE.token,
 } as const;
+
+/** The plugin's name in traces. */
+const PLUGIN_SERVICE_NAME = "pulumi-resource-proxy";
 
 /** Outputs that are always secret, of any resource or function (`credentials`). */
 const SECRET_OUTPUTS = [...new Set([...RESOURCES, ...FUNCTIONS].flatMap((spec) => secretNames(spec.outputs)))];
@@ -57,7 +61,11 @@ type Handler<Req, Res> = (request: Req) => Promise<Res>;
  */
 function unary<Req, Res>(handler: Handler<Req, Res>, secretInputs: (request: Req) => string[] = () => []): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
-    handler(call.request).then(
+    // Under the engine's span for this call when it asked for traces (tracing/): it sends the span in the metadata.
+    const [traceparent] = call.metadata.get("traceparent");
+    const urn = (call.request as { getUrn?: () => string }).getUrn?.();
+    const run = () => handler(call.request);
+    traceOperation(PLUGIN_SERVICE_NAME, call.getPath(), { "pulumi.urn": urn }, run, typeof traceparent === "string" ? traceparent : undefined).then(
       (response) => callback(null, response),
       (error: unknown) => callback(toServiceError(error, secretInputs(call.request))),
     );

@@ -8,6 +8,7 @@
  * new plan replaces the fleet. Partial work is kept (settle.ts): a fleet with members that are not ready is recorded
  * with what it holds (a partial create or update), and the next `up` buys only what is missing.
  */
+import { traceStep, type SpanAttributes } from "../tracing";
 import type * as pulumi from "@pulumi/pulumi";
 import type { ProxyApiClient } from "../client/client";
 import { ProxyError } from "../client/errors";
@@ -194,7 +195,10 @@ export class FleetProvider implements Omit<Engine, "read"> {
         return { action, error };
       }
     };
-    const results = await Promise.all(actions.map(run));
+    // Each member's requests under a span of its own in a trace (when the engine asked for one).
+    const traced = (action: MemberAction) =>
+      traceStep(`member ${action.kind === "buy" ? action.slot : action.member.slot}`, memberAttributes(action, inputs.planId), () => run(action));
+    const results = await Promise.all(actions.map(traced));
     progress.finish();
     return results;
   }
@@ -252,4 +256,11 @@ export class FleetProvider implements Omit<Engine, "read"> {
 /** Creates the provider object whose methods the stored ProxyFleet provider (and the plugin) call. */
 export function createFleetProvider(options: ProviderOptions = {}): FleetProvider {
   return new FleetProvider(options);
+}
+
+/** What a member's span says it serves. */
+function memberAttributes(action: MemberAction, planId: string): SpanAttributes {
+  return action.kind === "buy"
+    ? { "proxy.slot": action.slot, "proxy.action": "buy", "proxy.plan_id": planId }
+    : { "proxy.slot": action.member.slot, "proxy.action": "resume", "proxy.order_id": action.member.orderId };
 }

@@ -6,11 +6,15 @@
  * This module is a stable interface for states written by every version (the one-line provider of
  * `SERIALIZED_PROVIDER` in `pulumi-host.ts`, and the serialized shim of earlier versions): it exports only what they call.
  */
+import { tracedOperations } from "../tracing";
 import { createFleetProvider, type FleetProvider } from "./fleet-provider";
 import { createOrderProvider, type OrderProvider } from "./order-provider";
 
+/** The dynamic provider's name in traces. */
+const SERVICE_NAME = "pulumi-proxy (dynamic provider)";
+
 /** The ProxyOrder provider instance of this process; `configure` gives it the stack's config. */
-export const orderProvider: OrderProvider = createOrderProvider();
+export const orderProvider: OrderProvider = tracedOperations(createOrderProvider(), SERVICE_NAME, "proxy:ProxyOrder");
 
 /** The ProxyFleet provider instance of this process. */
-export const fleetProvider: FleetProvider = createFleetProvider();
+export const fleetProvider: FleetProvider = tracedOperations(createFleetProvider(), SERVICE_NAME, "proxy:ProxyFleet");

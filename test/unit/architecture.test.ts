@@ -1,6 +1,6 @@
 /**
- * The dependency rule: contract <- client <- provider <- check (the contract check) <- plugin, provider <- dynamic-sdk,
- * and contract <- sandbox; policy stands
+ * The dependency rule: contract <- client <- tracing <- provider <- check (the contract check) <- plugin,
+ * provider <- dynamic-sdk, and contract <- sandbox; policy stands
  * alone (the spend guard knows the resources by their type tokens, which test/unit/spend-guard.test.ts keeps true). Each part may import only
  * from the parts on its left (and itself), and only the outside packages listed for it. A second check walks the
  * published type declarations from the package's entry points and fails if they reach zod or undici: users'
@@ -17,14 +17,25 @@ const PARTS = {
   contract: { parts: ["contract"], packages: ["zod"] },
   client: { parts: ["contract", "client"], packages: ["undici"] },
   // `pulumi-proxy/provider`: the one-line provider the state stores (pulumi-host.ts) loads this part by its name.
-  provider: { parts: ["contract", "client", "provider"], packages: ["@pulumi/pulumi", "@pulumi/pulumi/runtime/rpc", "zod", "pulumi-proxy/provider"] },
+  tracing: {
+    parts: ["client", "tracing"],
+    packages: [
+      "@opentelemetry/api",
+      "@opentelemetry/core",
+      "@opentelemetry/exporter-trace-otlp-grpc",
+      "@opentelemetry/resources",
+      "@opentelemetry/sdk-trace-base",
+      "@opentelemetry/sdk-trace-node",
+    ],
+  },
+  provider: { parts: ["contract", "client", "tracing", "provider"], packages: ["@pulumi/pulumi", "@pulumi/pulumi/runtime/rpc", "zod", "pulumi-proxy/provider"] },
   check: { parts: ["contract", "client", "provider", "check"], packages: [] },
   "dynamic-sdk": {
     parts: ["contract", "client", "provider", "dynamic-sdk"],
     packages: ["@pulumi/pulumi", "@pulumi/pulumi/runtime/mocks", "pulumi-proxy/provider"],
   },
   plugin: {
-    parts: ["contract", "client", "provider", "check", "plugin"],
+    parts: ["contract", "client", "tracing", "provider", "check", "plugin"],
     packages: [
       "@grpc/grpc-js",
       "@pulumi/pulumi/runtime/rpc",

@@ -1,0 +1,75 @@
+/**
+ * Traces for the engine, when it asks for them (`pulumi up --otel-traces file://...` or an endpoint): the engine
+ * then starts every plugin with `PULUMI_OTEL_EXPORTER_OTLP_ENDPOINT`, its OTLP collector. Each operation of the
+ * provider is a span there, under the engine's call when the caller passes its `traceparent` (the plugin, from the
+ * gRPC metadata), and every API request is a span under it, with its waits for the rate limit and its retries.
+ *
+ * Without that variable nothing is loaded: the OpenTelemetry SDK is required only once it is set (otel.ts).
+ */
+
+import type { ProcessTracing, SpanAttributes } from "./types";
+
+export type { ProcessTracing, SpanAttributes } from "./types";
+
+/** The variable through which the engine hands its OTLP collector's address (host:port, gRPC) to plugins. */
+export const OTLP_ENDPOINT_VARIABLE = "PULUMI_OTEL_EXPORTER_OTLP_ENDPOINT";
+
+let started: ProcessTracing | null | undefined;
+
+/** The process's tracing, started on first use; undefined when the engine did not ask for traces. */
+export function processTracing(serviceName: string, env: NodeJS.ProcessEnv = process.env): ProcessTracing | undefined {
+  if (started === undefined) {
+    const endpoint = env[OTLP_ENDPOINT_VARIABLE];
+    // Loaded only now, so that a run without traces never loads the OpenTelemetry SDK.
+    started = endpoint ? (require("./otel") as typeof import("./otel")).startTracing(serviceName, endpoint) : null;
+  }
+  return started ?? undefined;
+}
+
+/**
+ * Runs one operation of the provider (a create, a refresh's read...) in its own span, flushed before it returns, when
+ * the engine asked for traces; otherwise just runs it.
+ */
+export async function traceOperation<T>(
+  serviceName: string,
+  name: string,
+  attributes: SpanAttributes,
+  fn: () => Promise<T>,
+  traceparent?: string,
+): Promise<T> {
+  const tracing = processTracing(serviceName);
+  if (!tracing) return fn();
+  try {
+    return await tracing.inSpan(name, attributes, fn, traceparent);
+  } finally {
+    await tracing.flush();
+  }
+}
+
+/** Runs part of an operation (one fleet member's purchase) in a span of its own when tracing is on. */
+export function traceStep<T>(name: string, attributes: SpanAttributes, fn: () => Promise<T>): Promise<T> {
+  return started ? started.inSpan(name, attributes, fn) : fn();
+}
+
+/** The operations of a provider that call the API, each traced by {@link traceOperation}. */
+const API_OPERATIONS = ["create", "read", "update", "delete", "diff"] as const;
+
+/**
+ * The provider object with its API operations traced, named `<type> <operation>`, when the engine asked for traces;
+ * otherwise the object itself. The dynamic host sends no trace context, so these spans start traces of their own.
+ */
+export function tracedOperations<T extends object>(provider: T, serviceName: string, type: string, env: NodeJS.ProcessEnv = process.env): T {
+  if (!env[OTLP_ENDPOINT_VARIABLE]) return provider;
+  const traced = new Set<PropertyKey>(API_OPERATIONS);
+  return new Proxy(provider, {
+    get(target, name) {
+      const value: unknown = Reflect.get(target, name, target);
+      if (typeof value !== "function") return value;
+      if (!traced.has(name)) return value.bind(target);
+      return (...args: unknown[]) =>
+        traceOperation(serviceName, `${type} ${String(name)}`, { "proxy.id": typeof args[0] === "string" ? args[0] : undefined }, () =>
+          Promise.resolve(value.apply(target, args)),
+        );
+    },
+  });
+}
