@@ -193,6 +193,41 @@ describe("the polling schedule, on a simulated clock", () => {
       }
     });
 
+    it("an order bought after the plan's first one reads nothing until that one is seen ready, then once", async () => {
+      const times = fresh();
+      const endLeader = times.begin(START - 5000);
+      let now = START;
+      let gets = 0;
+      // Sleeps of a full maxPollMs never end here: the follower can only go on with news of the leader.
+      const clock = {
+        now: () => now,
+        sleep: (ms: number, signal?: AbortSignal) =>
+          ms >= DEFAULT_WAIT_SCHEDULE.maxPollMs
+            ? new Promise<void>((_, reject) => signal?.addEventListener("abort", () => reject(signal.reason)))
+            : Promise.resolve(void (now += ms)),
+      };
+      const client = { getOrder: async () => (gets++, { order: order(now - START >= 20_000 ? "active" : "provisioning"), retryAfterMs: undefined }) };
+      const waiting = waitForOrder({ client, orderId: "ord_1", clock, deadline: START + 3_600_000, lastSeen: order("pending"), provisioning: times });
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(gets).toBe(0);
+      times.observe(20_000);
+      await waiting;
+      expect({ gets, seenAfterMs: now - START }).toEqual({ gets: 1, seenAfterMs: 20_020 });
+      endLeader();
+    });
+
+    it("leads when no order of the plan bought earlier is waited for; follows again once the leader's wait ends", async () => {
+      const times = fresh();
+      expect(times.leader(START)).toBeUndefined();
+      const end = times.begin(START);
+      const news = times.leader(START + 1);
+      expect(news).toBeInstanceOf(Promise);
+      expect(times.leader(START)).toBeUndefined();
+      end();
+      await news;
+      expect(times.leader(START + 1)).toBeUndefined();
+    });
+
     it("gives way to the API's own estimate when there is one", async () => {
       const times = fresh();
       times.observe(1000);
