@@ -3,10 +3,13 @@
  * Pure: every method takes the time, so tests drive it with numbers.
  *
  * - **Slow start: a window, not a rate.** Before the key has said anything about its limit, what is bounded is the
- *   number of requests in flight: `initialRatePerSecond` at first, one more for every answer (so the window doubles
- *   every round trip, as TCP's slow start does). Requests that follow each other, or a handful at once, never wait
- *   for an API that never refuses; a fleet of a thousand does not fire a thousand requests into an unknown limit: at
- *   the first `429` at most the window was in flight, and the rate it leaves for is what the API accepted meanwhile.
+ *   number of requests in flight: `initialRatePerSecond` at first, one more for every answer up to
+ *   `slowStartThreshold` (doubling every round trip, as TCP's slow start does), then one more per window's worth of
+ *   answers (one per round trip, TCP's congestion avoidance). Requests that follow each other, or a handful at once,
+ *   never wait for an API that never refuses; a fleet of a thousand does not fire a thousand requests into an unknown
+ *   limit: at the first `429` about the window was in flight, and each of those is answered `429` too, so the window
+ *   stays near the threshold unless the API goes on accepting more for many round trips. The rate it leaves for is
+ *   what the API accepted meanwhile.
  * - **A 429 cuts the rate** to `throttleFactor` of the rate the API accepted from this process over the last seconds
  *   (W), once per episode. The rate then grows back on a cubic curve, as TCP CUBIC and the AWS SDKs' adaptive retry
  *   mode do: fast at first and flat as it nears W; above W it probes, slowly at first and faster the longer no 429
@@ -20,6 +23,7 @@
 /** Defaults of {@link PacerOptions}. */
 export const DEFAULT_PACER_OPTIONS = {
   initialRatePerSecond: 4,
+  slowStartThreshold: 8,
   maxSlowStartRatePerSecond: 1000,
   throttleFactor: 0.7,
   cubicGrowth: 0.0005,
@@ -33,6 +37,11 @@ export const DEFAULT_PACER_OPTIONS = {
 export interface PacerOptions {
   /** The slow start's first window (requests in flight), and the smallest burst the rate allows later. @default 4 */
   initialRatePerSecond?: number;
+  /**
+   * Up to this window, each answer adds one request to it; above, each window's worth of answers adds one: the most
+   * requests likely to be in flight, and answered `429`, when an unknown limit is first met. @default 8
+   */
+  slowStartThreshold?: number;
   /** The slow start's window grows no larger than this. @default 1000 */
   maxSlowStartRatePerSecond?: number;
   /** The share of the refused rate kept after a 429. @default 0.7 */
@@ -82,6 +91,7 @@ export class Pacer {
     const d = DEFAULT_PACER_OPTIONS;
     this.options = {
       initialRatePerSecond: options.initialRatePerSecond ?? d.initialRatePerSecond,
+      slowStartThreshold: options.slowStartThreshold ?? d.slowStartThreshold,
       maxSlowStartRatePerSecond: options.maxSlowStartRatePerSecond ?? d.maxSlowStartRatePerSecond,
       throttleFactor: options.throttleFactor ?? d.throttleFactor,
       cubicGrowth: options.cubicGrowth ?? d.cubicGrowth,
@@ -136,9 +146,11 @@ export class Pacer {
     this.share = fraction;
   }
 
-  /** An answer other than a 429 came: the slow start's window grows by one. */
+  /** An answer other than a 429 came: the slow start's window grows, by one below the threshold, by 1/window above. */
   answered(): void {
-    if (this.slowStart) this.window = Math.min(this.options.maxSlowStartRatePerSecond, this.window + 1);
+    if (!this.slowStart) return;
+    const step = this.window < this.options.slowStartThreshold ? 1 : 1 / this.window;
+    this.window = Math.min(this.options.maxSlowStartRatePerSecond, this.window + step);
   }
 
   /** One request went at `now` (the slow start counts requests in flight instead: its caller's `inFlight`). */

@@ -81,7 +81,7 @@ async function warmUp(h: ReturnType<typeof harness>, headers: Record<string, str
 }
 
 describe("request budget", () => {
-  it("lets the slow start's first requests go at once after one answer, then bounds those in flight, doubling per round trip", async () => {
+  it("lets the slow start's first requests go at once after one answer, then bounds those in flight, growing per round trip", async () => {
     const h = harness();
     const first = await h.ask("a");
     expect(first.heldMs).toBe(0);
@@ -94,7 +94,7 @@ describe("request budget", () => {
     expect(more.map((p) => p.heldMs)).toEqual([0, 0]);
     expect(h.granted.every((g) => g.at === 0)).toBe(true);
     // Nothing said about the limit: a fleet's hundred requests do not go out at once, but as a window of requests in
-    // flight that grows by one per answer: about 4, 8, 16 ... per round trip (here 50 ms).
+    // flight that grows by one per answer up to 8, then by one per round trip (here 50 ms): 8, 9, 10 ...
     for (const permit of more) h.answer(permit);
     h.answer(await second);
     h.granted.length = 0;
@@ -105,7 +105,8 @@ describe("request budget", () => {
     const rounds = [0, 1, 2].map((round) => h.granted.filter((g) => g.at >= start + round * 50 && g.at < start + (round + 1) * 50).length);
     expect(rounds[0]).toBeLessThanOrEqual(8);
     expect(rounds[1]!).toBeGreaterThanOrEqual(rounds[0]!);
-    expect(rounds[2]!).toBeGreaterThanOrEqual(rounds[1]! * 1.5);
+    expect(rounds[2]! - rounds[1]!).toBeGreaterThanOrEqual(0);
+    expect(rounds[2]! - rounds[1]!).toBeLessThanOrEqual(2);
     expect(h.granted.every((g) => g.at < 1000)).toBe(true);
   });
 
