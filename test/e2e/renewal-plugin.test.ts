@@ -3,7 +3,7 @@
  */
 import { describe, it } from "vitest";
 import { installPluginWithoutNode } from "../helpers/plugin-archive";
-import { buyThenRenew, LIFETIME_MS, RENEW_BEFORE } from "../helpers/renewal";
+import { buyThenRenew, LIFETIME_MS, RENEW_BEFORE, shiftedTime } from "../helpers/renewal";
 import { useStack } from "../helpers/stack";
 
 describe("renewal of a ProxyOrder from a YAML program through the plugin (real CLI)", () => {
@@ -17,6 +17,6 @@ describe("renewal of a ProxyOrder from a YAML program through the plugin (real C
   });
 
   it("renews inside the window: one replacement with its reason, one purchase, new outputs, then nothing", async () => {
-    await buyThenRenew(stack, true);
+    await buyThenRenew(stack, shiftedTime(stack.program, () => stack.sandbox), true);
   }, 600_000);
 });
