@@ -200,6 +200,9 @@ export class RequestBudget {
       else this.quota = undefined;
     }
     if (this.quota && spent()) at = Math.max(at, this.quota.resetAt > now ? this.quota.resetAt : now + 1000);
+    // A quota the hints report is what the API says it will take now: the slow start's window, a guess made for want
+    // of one, does not hold it back.
+    if (this.quota && this.pacer.slowStart) return at;
     return Math.max(at, this.pacer.nextAt(at, this.inFlight));
   }
 

@@ -22,8 +22,9 @@
 
 /** Defaults of {@link PacerOptions}. */
 export const DEFAULT_PACER_OPTIONS = {
-  initialRatePerSecond: 4,
-  slowStartThreshold: 8,
+  initialRatePerSecond: 2,
+  slowStartThreshold: 4,
+  minBurst: 4,
   maxSlowStartRatePerSecond: 1000,
   throttleFactor: 0.7,
   cubicGrowth: 0.0005,
@@ -35,11 +36,13 @@ export const DEFAULT_PACER_OPTIONS = {
 
 /** Options of a {@link Pacer}. */
 export interface PacerOptions {
-  /** The slow start's first window (requests in flight), and the smallest burst the rate allows later. @default 4 */
+  /** The slow start's first window: requests in flight before any answer but the first. @default 2 */
   initialRatePerSecond?: number;
+  /** The smallest burst the learned rate allows (its bucket holds at least this many requests). @default 4 */
+  minBurst?: number;
   /**
    * Up to this window, each answer adds one request to it; above, each window's worth of answers adds one: the most
-   * requests likely to be in flight, and answered `429`, when an unknown limit is first met. @default 8
+   * requests likely to be in flight, and answered `429`, when an unknown limit is first met. @default 4
    */
   slowStartThreshold?: number;
   /** The slow start's window grows no larger than this. @default 1000 */
@@ -92,6 +95,7 @@ export class Pacer {
     this.options = {
       initialRatePerSecond: options.initialRatePerSecond ?? d.initialRatePerSecond,
       slowStartThreshold: options.slowStartThreshold ?? d.slowStartThreshold,
+      minBurst: options.minBurst ?? d.minBurst,
       maxSlowStartRatePerSecond: options.maxSlowStartRatePerSecond ?? d.maxSlowStartRatePerSecond,
       throttleFactor: options.throttleFactor ?? d.throttleFactor,
       cubicGrowth: options.cubicGrowth ?? d.cubicGrowth,
@@ -101,7 +105,7 @@ export class Pacer {
       hintShare: options.hintShare ?? d.hintShare,
     };
     this.window = this.options.initialRatePerSecond;
-    this.tokens = this.options.initialRatePerSecond;
+    this.tokens = this.options.minBurst;
     this.at = now;
   }
 
@@ -198,7 +202,7 @@ export class Pacer {
     if (now <= this.at) return;
     const rate = this.rate(now);
     if (!Number.isFinite(rate)) return;
-    const capacity = Math.max(this.options.initialRatePerSecond, rate / 4);
+    const capacity = Math.max(this.options.minBurst, rate / 4);
     this.tokens = Math.min(capacity, this.tokens + ((now - this.at) / 1000) * rate);
     this.at = now;
   }
