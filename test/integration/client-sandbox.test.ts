@@ -78,17 +78,25 @@ describe("client against the sandbox", () => {
   });
 
   it("buys once when two requests race with one key (409 in flight, then replay)", async () => {
-    const client = sandbox.client();
-    // The key has answered once: before that, the budget lets one request go alone.
-    await client.getUsage();
-    sandbox.current.faults.delayMs = 200;
-    const [a, b] = await Promise.all([
-      client.createOrder({ planId: "dc-us-5", idempotencyKey: "race-1" }),
-      new Promise((r) => setTimeout(r, 50)).then(() => client.createOrder({ planId: "dc-us-5", idempotencyKey: "race-1" })),
-    ]);
-    expect(a.order.id).toBe(b.order.id);
-    expect(sandbox.current.createdOrders).toHaveLength(1);
-    expect(sandbox.current.requests.some((r) => r.status === 409)).toBe(true);
+    // A sandbox of its own with no rate limit: the race is about the key, and the file's shared sandbox may have no
+    // requests left in its bucket after the tests before (a 429 would hold both requests until one had committed).
+    const own = await startSandbox({ provisioningMs: 300, rateLimit: false });
+    try {
+      const client = new ProxyApiClient({ baseUrl: own.url, apiKey: own.apiKey, initialRetryDelayMs: 10, maxRetryDelayMs: 50 });
+      // The key has answered once: before that, the budget lets one request go alone.
+      await client.getUsage();
+      own.faults.delayMs = 200;
+      const [a, b] = await Promise.all([
+        client.createOrder({ planId: "dc-us-5", idempotencyKey: "race-1" }),
+        new Promise((r) => setTimeout(r, 50)).then(() => client.createOrder({ planId: "dc-us-5", idempotencyKey: "race-1" })),
+      ]);
+      expect(a.order.id).toBe(b.order.id);
+      expect(own.createdOrders).toHaveLength(1);
+      expect(own.requests.some((r) => r.status === 409)).toBe(true);
+      expect(own.contractViolations).toEqual([]);
+    } finally {
+      await own.stop();
+    }
   });
 
   it("times out waiting for headers from a slow server", async () => {
