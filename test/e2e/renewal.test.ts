@@ -44,7 +44,9 @@ describe("renewal of a dynamic ProxyOrder (real CLI)", () => {
 describe("an order without renewBefore (real CLI)", () => {
   const stack = useStack("test/e2e/programs/renewal", {
     stack: "warned",
-    sandbox: { provisioningMs: 1000, orderLifetimeMs: 30_000 },
+    // Two minutes: the order must not expire in real time while preview and refresh run on a loaded machine; time is
+    // moved past its expiry instead.
+    sandbox: { provisioningMs: 1000, orderLifetimeMs: LIFETIME_MS },
   });
 
   it("is warned about in preview and refresh, nothing is bought until it expires, then up replaces it once", async () => {
@@ -52,7 +54,7 @@ describe("an order without renewBefore (real CLI)", () => {
     const time = shiftedTime(program, () => sandbox);
     await program.up();
     const first = await program.outputs();
-    const warning = new RegExp(`order ${first.orderId} \\(plan dc-us-5\\) expires at \\S+, in \\d+s\\. Nothing renews it: set renewBefore`);
+    const warning = new RegExp(`order ${first.orderId} \\(plan dc-us-5\\) expires at \\S+, in (\\d+m)?\\d+s\\. Nothing renews it: set renewBefore`);
     const preview = await program.preview("--expect-no-changes");
     expect((preview.diagnostics ?? []).map((d) => d.message).join("\n")).toMatch(warning);
     const refresh = await program.refresh();
