@@ -105,8 +105,17 @@ type Camelize<T> = T extends ReadonlyArray<infer Item>
     ? { [K in keyof T as K extends string ? CamelCase<K> : K]: Camelize<T[K]> }
     : T;
 
+// A page of 1,000 proxies repeats the same dozen keys 1,000 times: each is renamed once per process.
+const camelKeys = new Map<string, string>();
+
 function camelCase(key: string): string {
-  return key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+  let camel = camelKeys.get(key);
+  if (camel === undefined) {
+    camel = key.includes("_") ? key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()) : key;
+    // Unknown fields are kept too, so the names are the API's to choose: the memo stays bounded all the same.
+    if (camelKeys.size < 1000) camelKeys.set(key, camel);
+  }
+  return camel;
 }
 
 /** Renames every key to camelCase, recursively, keeping values (and unknown fields) as they are. */
@@ -114,7 +123,11 @@ function camelize<T>(value: T): Camelize<T> {
   const walk = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(walk);
     if (v !== null && typeof v === "object") {
-      return Object.fromEntries(Object.entries(v).map(([k, inner]) => [camelCase(k), walk(inner)]));
+      // Plain loops, not Object.fromEntries over entries: this runs for every field of every proxy listed.
+      const renamed: Record<string, unknown> = {};
+      // A plain assignment is safe: no key renames to "__proto__" (that one becomes "_Proto__").
+      for (const k of Object.keys(v)) renamed[camelCase(k)] = walk((v as Record<string, unknown>)[k]);
+      return renamed;
     }
     return v;
   };

@@ -45,6 +45,22 @@ describe("GET /v1/proxies", () => {
     api.done();
   });
 
+  it("keeps unknown fields, renamed to camelCase, and never lets a \"__proto__\" key set a record's prototype", async () => {
+    const api = mockApi();
+    const record = JSON.stringify({ ...proxy(1), rotation_interval_s: 300, nested_info: { last_seen_at: "x" } });
+    const hostile = `{"extra_info":{"__proto__":{"polluted":true}},${JSON.stringify(proxy(2)).slice(1)}`;
+    api.pool.intercept({ path: "/v1/proxies", method: "GET" }).reply(200, `{"data":[${record},${hostile}]}`, {
+      headers: { "content-type": "application/json" },
+    });
+    const [first, second] = await api.client.listProxies();
+    expect(first).toMatchObject({ orderId: "ord_1", rotationIntervalS: 300, nestedInfo: { lastSeenAt: "x" } });
+    const extra = (second as unknown as { extraInfo: Record<string, unknown> }).extraInfo;
+    expect(Object.getPrototypeOf(extra)).toBe(Object.prototype);
+    expect(extra.polluted).toBeUndefined();
+    expect(Object.keys(extra)).toEqual(["_Proto__"]);
+    api.done();
+  });
+
   it("refuses has_more without a cursor instead of silently truncating", async () => {
     const api = mockApi();
     api.pool.intercept({ path: "/v1/proxies", method: "GET" }).reply(200, { data: [proxy(1)], has_more: true, next_cursor: null });
