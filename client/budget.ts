@@ -1,5 +1,6 @@
 /**
- * One request budget per API key and base URL, shared by every call the process makes: the way a fleet of orders
+ * One request budget per API key and base URL, shared by every call the process makes on it (the provider's account,
+ * provider/account.ts, holds it; clients share it by their option `budget`): the way a fleet of orders
  * stays under the API's per-key rate limit instead of each call retrying on its own.
  *
  * What it learns from, in order of trust:
@@ -16,7 +17,6 @@
  * `estimated_ready_at`), then `routine` polls. A single order never meets the rate; before the first answer from a
  * key, one request goes out alone, so that a fleet learns the hints from one answer instead of from a burst of `429`s.
  */
-import { createHash } from "node:crypto";
 import { setTimeout as sleepFor } from "node:timers/promises";
 import { ProxyError } from "./errors";
 import { Pacer, type PacerOptions } from "./pacer";
@@ -99,7 +99,7 @@ const realClock: BudgetClock = {
   sleep: (ms, signal) => sleepFor(ms, undefined, { signal }).catch(() => undefined),
 };
 
-/** A per-key request budget; see the module's comment. Use {@link sharedBudget} for the process's one. */
+/** A per-key request budget; see the module's comment. Clients share one by the option `budget`. */
 export class RequestBudget {
   private readonly options: Required<Omit<BudgetOptions, "clock" | "pacing">>;
   private readonly clock: BudgetClock;
@@ -340,19 +340,6 @@ export function readRateLimitHints(
 
 /** 2001-09-09 in Unix seconds: no quota window lasts that long, so a larger reset is a point in time. */
 const UNIX_TIME_FLOOR_SECONDS = 1_000_000_000;
-
-const budgets = new Map<string, RequestBudget>();
-
-/** The process's budget for this base URL and API key (the key itself is only hashed). */
-export function sharedBudget(baseUrl: string, apiKey: string): RequestBudget {
-  const key = `${baseUrl.replace(/\/+$/, "")} ${createHash("sha256").update(apiKey).digest("hex")}`;
-  let budget = budgets.get(key);
-  if (!budget) {
-    budget = new RequestBudget();
-    budgets.set(key, budget);
-  }
-  return budget;
-}
 
 function aborted(signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));

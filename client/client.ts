@@ -1,7 +1,7 @@
 /**
  * The Proxy Provisioning API client: one method per endpoint of the contract, each returning validated records.
  */
-import { createHash, createHmac } from "node:crypto";
+import { createHmac } from "node:crypto";
 import type { Order, ProxyPage, ProxyRecord, Usage } from "../contract/types";
 import { orderWire, proxyPageWire, readWire, toOrder, toProxyPage, toUsage, usageWire } from "../contract/wire";
 import { UnexpectedResponseError } from "./errors";
@@ -52,8 +52,8 @@ export class ProxyApiClient {
   readonly keyFingerprint: string;
 
   /**
-   * A client with its own options. Connections are pooled by the dispatcher (by default undici's global one), not by
-   * the client, so there is nothing to close. Code that makes calls often should use {@link ProxyApiClient.shared}.
+   * A client with its own options, and its own request budget unless `budget` names one to share. Connections are
+   * pooled by the dispatcher (by default undici's global one), not by the client, so there is nothing to close.
    */
   constructor(options: ClientOptions) {
     this.sender = new RequestSender(options);
@@ -61,24 +61,9 @@ export class ProxyApiClient {
     this.keyFingerprint = createHmac("sha256", options.apiKey).update("pulumi-proxy key fingerprint v1").digest("hex").slice(0, 16);
   }
 
-  /** The request budget this client's calls go through (by default shared by the process's calls on this key). */
+  /** The request budget this client's calls go through (its own, or the one given as the option `budget`). */
   get budget(): RequestBudget {
     return this.sender.budget;
-  }
-
-  /**
-   * The one client of this process for these settings: created on first use, then reused. The API key is kept
-   * only in memory; the cache is keyed by a hash of it.
-   */
-  static shared(options: ClientOptions): ProxyApiClient {
-    const { apiKey, ...rest } = options;
-    const key = JSON.stringify([createHash("sha256").update(apiKey).digest("hex"), Object.entries(rest).sort()]);
-    let client = sharedClients.get(key);
-    if (!client) {
-      client = new ProxyApiClient(options);
-      sharedClients.set(key, client);
-    }
-    return client;
   }
 
   /** Iterates over the pages of `GET /v1/proxies`, following `next_cursor` only. */
@@ -159,8 +144,6 @@ function joinList(value: string | string[] | undefined): string | undefined {
   if (value === undefined) return undefined;
   return Array.isArray(value) ? value.join(",") : value;
 }
-
-const sharedClients = new Map<string, ProxyApiClient>();
 
 function parse<S extends Parameters<typeof readWire>[0]>(schema: S, res: ApiResponse, method: string, path: string) {
   const result = readWire(schema, res.body);

@@ -5,7 +5,7 @@
  */
 import type { Dispatcher } from "undici";
 import { problemWire } from "../contract/wire";
-import { BudgetDeadlineError, sharedBudget, type Permit, type RequestBudget, type RequestPriority } from "./budget";
+import { BudgetDeadlineError, RequestBudget, type Permit, type RequestPriority } from "./budget";
 import { defaultDispatcher } from "./dispatcher";
 import {
   ConnectionError,
@@ -50,8 +50,9 @@ export interface ClientOptions {
    */
   dispatcher?: object;
   /**
-   * The request budget this client's calls share (client/budget.ts). @default the process's one for this base URL and
-   * API key, so that every client, provider and function of a process on one key stays under one rate limit
+   * The request budget this client's calls share (client/budget.ts): clients on one key that share one stay under one
+   * rate limit together (the provider's cores and functions share their account's, provider/account.ts).
+   * @default a budget of this client's own
    */
   budget?: RequestBudget;
   /** Called before each retry after an error (for logs); not for a `429`, which is a wait. It receives no secret. */
@@ -146,7 +147,7 @@ export class RequestSender {
       baseUrl: options.baseUrl.replace(/\/+$/, ""),
     };
     this.dispatcher = options.dispatcher as Dispatcher | undefined;
-    this.budget = options.budget ?? sharedBudget(this.options.baseUrl, options.apiKey);
+    this.budget = options.budget ?? new RequestBudget();
     if (options.maxRateShare !== undefined) this.budget.limitShare(options.maxRateShare / 100);
   }
 

@@ -4,8 +4,9 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { MockMonitor } from "@pulumi/pulumi/runtime/mocks";
-import { ProxyApiClient } from "../client/client";
+import type { ProxyApiClient } from "../client/client";
 import { withoutUndefined } from "../client/request";
+import { processAccounts } from "../provider/account";
 import { resolveSettings } from "../provider/config";
 
 /** Options of the Output forms, as Pulumi's own `getXOutput` functions take them. */
@@ -17,10 +18,10 @@ export interface FunctionOutputOptions {
   dependsOn?: pulumi.Input<pulumi.Input<pulumi.Resource>[]> | pulumi.Input<pulumi.Resource>;
 }
 
-/** The process's client, configured from the stack's `proxy:*` config or the environment. */
+/** The client of the program's account (provider/account.ts), configured from the `proxy:*` config or the environment. */
 export function programClient(): ProxyApiClient {
   // runtime.getConfig reads secrets without the plain-text warning of Config.get; the key stays in memory only.
-  return ProxyApiClient.shared(resolveSettings((key) => pulumi.runtime.getConfig(key)));
+  return processAccounts.of(resolveSettings((key) => pulumi.runtime.getConfig(key)), pulumi.log).api;
 }
 
 /**

@@ -10,7 +10,7 @@
  */
 import { traceStep, type SpanAttributes } from "../tracing";
 import type * as pulumi from "@pulumi/pulumi";
-import type { ProxyApiClient } from "../client/client";
+import type { Account } from "./account";
 import { ProxyError } from "../client/errors";
 import { isSpentState, isTargetState } from "../contract/states";
 import type { Order, ProxyRecord } from "../contract/types";
@@ -71,7 +71,7 @@ export class FleetProvider implements Omit<Engine, "read"> {
 
   /** What changes (fleet-plan.ts): a new plan replaces the fleet, anything else updates only the members that must change. */
   async diff(id: string, olds: FleetOutputs, news: FleetInputs) {
-    const api = this.core.clientIfConfigured();
+    const api = this.core.accountIfConfigured()?.api;
     const elsewhere = api ? this.warnElsewhere(id, olds, api, "preview") : new Set<string>();
     const change = planFleetChange(olds, news, this.core.now(), elsewhere);
     for (const line of change.warnings) this.core.log.warn(line);
@@ -96,13 +96,13 @@ export class FleetProvider implements Omit<Engine, "read"> {
   async read(id: string, props?: FleetOutputs): ReturnType<Read> {
     if (!props) throw new ProxyError(`Fleet ${id} has no stored properties to refresh.`, "no_properties");
     return this.core.explainStoredConfig(async () => {
-      const api = this.core.client();
-      const elsewhere = this.warnElsewhere(id, props, api, "refresh");
+      const account = this.core.account();
+      const elsewhere = this.warnElsewhere(id, props, account.api, "refresh");
       const everyone = [...(props.members ?? []), ...(props.retiring ?? [])].filter((m) => !elsewhere.has(m.orderId));
-      const listing = await listForOrders(api, new Set(everyone.filter((m) => isTargetState(m.status)).map((m) => m.orderId)));
+      const listing = await listForOrders(account.api, new Set(everyone.filter((m) => isTargetState(m.status)).map((m) => m.orderId)));
       const seen = { stored: proxiesByOrder(props), listed: listing?.byOrder ?? new Map<string, ProxyRecord[]>(), known: new Map<string, OrderProxies>(), elsewhere };
-      const members = await this.refreshMembers(api, props.members ?? [], seen);
-      const retiring = await this.refreshMembers(api, props.retiring ?? [], seen);
+      const members = await this.refreshMembers(account, props.members ?? [], seen);
+      const retiring = await this.refreshMembers(account, props.retiring ?? [], seen);
       const outs = toFleetOutputs(props, members, retiring, seen.known);
       for (const line of planFleet(outs.members, props, this.core.now(), elsewhere).notices) this.core.log.warn(line);
       return { id, props: outs, inputs: fleetInputsOf(props) };
@@ -118,8 +118,8 @@ export class FleetProvider implements Omit<Engine, "read"> {
     if (ids.length === 0) {
       throw new ProxyError('Import a fleet by its order ids, separated by commas: "ord_a,ord_b". Nothing was imported.', "import_invalid");
     }
-    const api = this.core.client();
-    const read = await Promise.all(ids.map((orderId) => this.core.flow.readOrder(api, orderId)));
+    const account = this.core.account();
+    const read = await Promise.all(ids.map((orderId) => this.core.flow.readOrder(account, orderId)));
     const found = read.filter((order): order is Order => order !== "gone");
     if (found.length < ids.length) throw new ProxyError(importNotFound(ids.filter((_, i) => read[i] === "gone"), true), "import_not_found");
     const plans = [...new Set(found.map((o) => o.planId))];
@@ -134,7 +134,7 @@ export class FleetProvider implements Omit<Engine, "read"> {
       readyTimeout: INPUT_DEFAULTS.readyTimeout,
       idempotencyKey: purchaseKey({ ...resource, planId }),
     };
-    const members = found.map((o, slot) => memberOf(slot, o, null, orderExpiry(o), originOf(api)));
+    const members = found.map((o, slot) => memberOf(slot, o, null, orderExpiry(o), originOf(account.api)));
     const spent = members.filter((m) => isSpentState(m.status));
     if (spent.length > 0) this.core.log.warn(`proxy: imported order(s) ${spent.map((m) => m.orderId).join(", ")} ended; the next \`pulumi up\` replaces them`);
     return { id, props: toFleetOutputs(inputs, members, [], new Map(found.map((o) => [o.id, proxiesOf(o)]))), inputs };
@@ -151,7 +151,7 @@ export class FleetProvider implements Omit<Engine, "read"> {
   /** Carries out the plan for `inputs` on the stored fleet (none for a create); the new outputs, or a partial error. */
   private async reconcile(id: string, inputs: WithProvider<FleetInputs>, olds: FleetOutputs | undefined, operation: OperationOptions) {
     const { log } = this.core;
-    const api = this.core.client();
+    const { api } = this.core.account();
     const elsewhere = olds ? this.warnElsewhere(id, olds, api, "update") : new Set<string>();
     const plan = planFleet(olds?.members ?? [], inputs, this.core.now(), elsewhere);
     const inRange = (m: FleetMember) => m.slot < inputs.orders;
@@ -169,7 +169,7 @@ export class FleetProvider implements Omit<Engine, "read"> {
 
   /** Runs every member's action at once under one deadline; a fleet reports its waits as one (fleet-progress.ts). */
   private async runActions(actions: MemberAction[], inputs: FleetInputs, operation: OperationOptions): Promise<MemberResult[]> {
-    const api = this.core.client();
+    const account = this.core.account();
     const { flow } = this.core;
     // No line per member: the budget's summary speaks for the fleet under the rate limit, and `progress` for its waits.
     const progress = new FleetProgress(this.core.log, `the fleet's orders of plan ${inputs.planId}`, actions.length);
@@ -187,8 +187,8 @@ export class FleetProvider implements Omit<Engine, "read"> {
       try {
         const outcome =
           action.kind === "buy"
-            ? await flow.purchase(api, { ...request, planId: inputs.planId, key: action.key, renewBefore: inputs.renewBefore })
-            : await flow.resume(api, orderOf(action.member, inputs.planId), action.member.purchaseKey, request);
+            ? await flow.purchase(account, { ...request, planId: inputs.planId, key: action.key, renewBefore: inputs.renewBefore })
+            : await flow.resume(account, orderOf(action.member, inputs.planId), action.member.purchaseKey, request);
         progress.update(slot, outcome.order.id, outcome.order.status);
         return { action, outcome };
       } catch (error) {
@@ -221,7 +221,7 @@ export class FleetProvider implements Omit<Engine, "read"> {
    * API, else read by id.
    */
   private async refreshMembers(
-    api: ProxyApiClient,
+    account: Account,
     members: FleetMember[],
     seen: { stored: Map<string, OrderProxies>; listed: Map<string, ProxyRecord[]>; known: Map<string, OrderProxies>; elsewhere: ReadonlySet<string> },
   ): Promise<FleetMember[]> {
@@ -235,12 +235,12 @@ export class FleetProvider implements Omit<Engine, "read"> {
       members.map(async (member): Promise<FleetMember | undefined> => {
         const held = unchanged(member);
         if (held || seen.elsewhere.has(member.orderId)) {
-          if (held) witness(api, member);
+          if (held) witness(account, member);
           const stored = seen.stored.get(member.orderId);
           if (stored) seen.known.set(member.orderId, stored);
           return member;
         }
-        const order = await this.core.flow.readOrder(api, member.orderId, member);
+        const order = await this.core.flow.readOrder(account, member.orderId, member);
         if (order === "gone") {
           this.core.log.warn(orderGone(member.orderId, "the fleet", member.slot));
           return undefined;

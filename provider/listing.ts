@@ -16,7 +16,6 @@
  * within a moment of each other share one listing, and later reads of the same refresh use what it fetched.
  */
 import type { ProxyApiClient } from "../client/client";
-import type { RequestBudget } from "../client/budget";
 import { ProxyError } from "../client/errors";
 import type { ProxyPage, ProxyRecord } from "../contract/types";
 import type { ProxyCredential, ProxyInfo } from "./order-state";
@@ -138,8 +137,8 @@ export function sameProxies(listed: ProxyRecord[], proxies: ProxyInfo[], credent
   return JSON.stringify(listed.map(key).sort()) === JSON.stringify(held.sort());
 }
 
-/** One process's listings per request budget (one per API key and base URL), shared by the reads in flight. */
-class RefreshLister {
+/** The listings of one account (account.ts), shared by the reads of its refreshes in flight. */
+export class RefreshLister {
   private listing: Listing | undefined;
   private pending: { wanted: Set<string>; result: Promise<Listing | undefined> } | undefined;
 
@@ -185,17 +184,3 @@ function merge(earlier: Listing | undefined, later: Listing): Listing {
     at: earlier.at,
   };
 }
-
-const listers = new WeakMap<RequestBudget, RefreshLister>();
-
-/** The process's lister for the client's key: reads of one refresh share its listings. */
-export function refreshLister(api: ProxyApiClient): RefreshLister {
-  let lister = listers.get(api.budget);
-  if (!lister) {
-    lister = new RefreshLister(api);
-    listers.set(api.budget, lister);
-  }
-  return lister;
-}
-
-export type { RefreshLister };

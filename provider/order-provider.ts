@@ -9,12 +9,13 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { ProxyApiClient } from "../client/client";
+import type { Account } from "./account";
 import { ProxyError } from "../client/errors";
 import { isPendingState, isSpentState, isTargetState } from "../contract/states";
 import { PROXY_ORDER } from "./definitions";
 import { purchaseKey, type ResourceIdentity } from "./idempotency";
 import { INPUT_DEFAULTS } from "./inputs";
-import { refreshLister, unchangedInList } from "./listing";
+import { unchangedInList } from "./listing";
 import { adoptionGone, adoptionRefusal, goneWhileResuming, importNotFound, livesElsewhere, orderGone, untracked, untrackedButActive } from "./messages";
 import { originOf, otherApi, storedOrigin, witness } from "./origin";
 import { planOrderChange } from "./order-plan";
@@ -49,7 +50,7 @@ export class OrderProvider implements Omit<Engine, "read"> {
 
   /** The client for the configured settings, for the functions of a provider plugin. */
   client(): ProxyApiClient {
-    return this.core.client();
+    return this.core.account().api;
   }
 
   /** Receives the stack's configuration once per provider process. */
@@ -66,7 +67,7 @@ export class OrderProvider implements Omit<Engine, "read"> {
   async diff(_id: string, olds: OrderOutputs, news: OrderInputs) {
     const change = planOrderChange(olds, news, this.core.now());
     for (const line of change.warnings) this.core.log.warn(line);
-    const api = this.core.clientIfConfigured();
+    const api = this.core.accountIfConfigured()?.api;
     const elsewhere = api && otherApi(olds, api);
     if (api && elsewhere) this.core.log.warn(livesElsewhere(describeOrder(olds), elsewhere, api.baseUrl, "preview"));
     // The successor of the same plan follows this order: its key is derived from it, so the create buys once.
@@ -77,8 +78,8 @@ export class OrderProvider implements Omit<Engine, "read"> {
 
   /** Buys the plan (once, by idempotency key), or adopts an existing order, and waits unless told not to. */
   async create(inputs: WithProvider<OrderInputs>, operation: OperationOptions = {}) {
-    const api = this.core.client();
-    return inputs.adoptOrderId ? this.adopt(api, inputs, inputs.adoptOrderId, operation) : this.buy(api, inputs, operation);
+    const account = this.core.account();
+    return inputs.adoptOrderId ? this.adopt(account, inputs, inputs.adoptOrderId, operation) : this.buy(account, inputs, operation);
   }
 
   /**
@@ -90,16 +91,17 @@ export class OrderProvider implements Omit<Engine, "read"> {
     if (!props) throw new ProxyError(`Order ${id} has no stored properties to refresh.`, "no_properties");
     const { log, now } = this.core;
     return this.core.explainStoredConfig(async () => {
-      const api = this.core.client();
+      const account = this.core.account();
+      const { api } = account;
       const elsewhere = otherApi(props, api);
       if (elsewhere) {
         log.warn(livesElsewhere(describeOrder(props), elsewhere, api.baseUrl, "refresh"));
         return { id, props, inputs: inputsOf(props) };
       }
-      const listed = isTargetState(props.status) ? await refreshLister(api).lookup(id) : undefined;
+      const listed = isTargetState(props.status) ? await account.refreshes.lookup(id) : undefined;
       const unchanged = unchangedInList(listed, props.proxies ?? [], props.credentials ?? [], now());
-      if (unchanged) witness(api, props);
-      const order = unchanged ? storedOrder(props) : await this.core.flow.readOrder(api, id, props);
+      if (unchanged) witness(account, props);
+      const order = unchanged ? storedOrder(props) : await this.core.flow.readOrder(account, id, props);
       if (order === "gone") {
         log.warn(orderGone(id, "the state"));
         return {};
@@ -122,8 +124,8 @@ export class OrderProvider implements Omit<Engine, "read"> {
    * bought with is not known.
    */
   async importOrder(id: string, resource: ResourceIdentity) {
-    const api = this.core.client();
-    const order = await this.core.flow.readOrder(api, id);
+    const account = this.core.account();
+    const order = await this.core.flow.readOrder(account, id);
     if (order === "gone") throw new ProxyError(importNotFound([id], false), "import_not_found");
     const inputs: OrderInputs = {
       planId: order.planId,
@@ -131,7 +133,7 @@ export class OrderProvider implements Omit<Engine, "read"> {
       readyTimeout: INPUT_DEFAULTS.readyTimeout,
       idempotencyKey: purchaseKey({ ...resource, planId: order.planId }),
     };
-    return { id, props: toOutputs(inputs, order, null, originOf(api)), inputs };
+    return { id, props: toOutputs(inputs, order, null, originOf(account.api)), inputs };
   }
 
   /** Changes no purchase: resumes waiting for an order recorded before it was ready, else records the new inputs. */
@@ -141,19 +143,20 @@ export class OrderProvider implements Omit<Engine, "read"> {
       const { adoptOrderId: _adopted, renewBefore: _renewBefore, ...order } = olds;
       return { outs: { ...order, ...inputsOf(news) } };
     }
-    const api = this.core.client();
+    const account = this.core.account();
+    const { api } = account;
     const elsewhere = otherApi(olds, api);
     if (elsewhere) {
       this.core.log.warn(livesElsewhere(describeOrder(olds), elsewhere, api.baseUrl, "update"));
       return { outs: { ...olds, ...inputsOf(news) } };
     }
     this.core.log.info(`proxy: resuming the wait for order ${id} (recorded as ${olds.status}); nothing is bought`);
-    const order = await this.core.flow.readOrder(api, id, olds);
+    const order = await this.core.flow.readOrder(account, id, olds);
     if (order === "gone") throw new ProxyError(goneWhileResuming(id), "order_gone");
     const request = { deadline: this.core.deadlineOf(news, operation), signal: operation.signal };
     // An order recorded by an earlier release was just read at this API, so it lives here.
     const origin = olds.apiBaseUrl ? storedOrigin(olds) : originOf(api);
-    return { outs: settleOrder(news, await this.core.flow.resume(api, order, olds.purchaseKey ?? null, request), origin).outs };
+    return { outs: settleOrder(news, await this.core.flow.resume(account, order, olds.purchaseKey ?? null, request), origin).outs };
   }
 
   /** The API cannot cancel an order: this only stops tracking it. */
@@ -165,10 +168,10 @@ export class OrderProvider implements Omit<Engine, "read"> {
   }
 
   /** Buys the plan, or carries on with the order an earlier run bought with the same key. */
-  private async buy(api: ProxyApiClient, inputs: WithProvider<OrderInputs>, operation: OperationOptions) {
+  private async buy(account: Account, inputs: WithProvider<OrderInputs>, operation: OperationOptions) {
     // A renewal or a replacement of a spent order buys with the key diff derived from the order it follows.
     const key = takePlannedSuccessor(inputs.idempotencyKey) ?? inputs.idempotencyKey;
-    const outcome = await this.core.flow.purchase(api, {
+    const outcome = await this.core.flow.purchase(account, {
       planId: inputs.planId,
       key,
       renewBefore: inputs.renewBefore,
@@ -176,18 +179,18 @@ export class OrderProvider implements Omit<Engine, "read"> {
       deadline: this.core.deadlineOf(inputs, operation),
       signal: operation.signal,
     });
-    return settleOrder(inputs, outcome, originOf(api));
+    return settleOrder(inputs, outcome, originOf(account.api));
   }
 
   /** Tracks an order that exists instead of buying one: the stand-in for `pulumi import`. */
-  private async adopt(api: ProxyApiClient, inputs: WithProvider<OrderInputs>, id: string, operation: OperationOptions) {
-    const order = await this.core.flow.readOrder(api, id);
+  private async adopt(account: Account, inputs: WithProvider<OrderInputs>, id: string, operation: OperationOptions) {
+    const order = await this.core.flow.readOrder(account, id);
     if (order === "gone") throw new ProxyError(adoptionGone(id), "adopt_not_found");
     const refusal = adoptionRefusal(id, order, inputs.planId);
     if (refusal) throw new ProxyError(refusal.message, refusal.code);
     this.core.log.info(`proxy: adopting order ${id} (${order.status}); nothing is bought`);
     const request = { waitForReady: inputs.waitForReady, deadline: this.core.deadlineOf(inputs, operation), signal: operation.signal };
-    return settleOrder(inputs, await this.core.flow.adopt(api, order, request), originOf(api));
+    return settleOrder(inputs, await this.core.flow.adopt(account, order, request), originOf(account.api));
   }
 }
 

@@ -53,25 +53,25 @@ export function otherApi(origin: OrderOrigin | undefined, api: ApiIdentity): str
 }
 
 /**
- * The fingerprints of the keys whose orders each account key has been seen reading, in this process: the evidence
- * that a key belongs to the account of an order it did not buy. Kept per client, which is per base URL and key.
+ * An account's key as origin.ts judges it: its API, and the fingerprints of the keys whose orders it has been seen
+ * reading in this process, the evidence that a key belongs to the account of an order it did not buy (account.ts).
  */
-const witnessed = new WeakMap<ApiIdentity, Set<string>>();
+export interface WitnessingKey {
+  api: ApiIdentity;
+  witnessedKeys: Set<string>;
+}
 
-/** Records that `api`'s key read an order bought with the key of `origin` (so both keys see one account). */
-export function witness(api: ApiIdentity, origin: OrderOrigin | undefined): void {
+/** Records that `account`'s key read an order bought with the key of `origin` (so both keys see one account). */
+export function witness(account: WitnessingKey, origin: OrderOrigin | undefined): void {
   const fingerprint = origin?.apiKeyFingerprint;
-  if (fingerprint === undefined || fingerprint === api.keyFingerprint) return;
-  const seen = witnessed.get(api) ?? new Set<string>();
-  seen.add(fingerprint);
-  witnessed.set(api, seen);
+  if (fingerprint !== undefined && fingerprint !== account.api.keyFingerprint) account.witnessedKeys.add(fingerprint);
 }
 
 /**
- * Whether a `404` to `api`'s key may speak for an order of `origin`: the key bought it, the order records no key,
+ * Whether a `404` to `account`'s key may speak for an order of `origin`: the key bought it, the order records no key,
  * or the key has been seen reading another order bought with the same key.
  */
-export function keySeesAccount(api: ApiIdentity, origin: OrderOrigin | undefined): boolean {
+export function keySeesAccount(account: WitnessingKey, origin: OrderOrigin | undefined): boolean {
   const fingerprint = origin?.apiKeyFingerprint;
-  return fingerprint === undefined || fingerprint === api.keyFingerprint || (witnessed.get(api)?.has(fingerprint) ?? false);
+  return fingerprint === undefined || fingerprint === account.api.keyFingerprint || account.witnessedKeys.has(fingerprint);
 }

@@ -2,10 +2,10 @@
  * What every resource's provider methods share: the settings (`configure`, with the environment as fallback), the
  * process's API client for them, the purchase flow, deadlines, and how a refresh explains a key it cannot use.
  */
-import { ProxyApiClient } from "../client/client";
 import { AuthenticationError, PermissionError } from "../client/errors";
-import type { ClientOptions } from "../client/request";
+import type { ClientOptions, RetryEvent } from "../client/request";
 import type { AbsenceCheckOptions } from "./absence";
+import { processAccounts, type Account, type Accounts } from "./account";
 import { ConfigurationError, resolveSettings, type ConfigLookup } from "./config";
 import { formatDuration, parseDuration } from "./duration";
 import { checkFields, withDefaults, type ResourceSpec } from "./fields";
@@ -27,6 +27,8 @@ export interface ProviderOptions {
   log?: ProviderLog;
   /** Where the rate limit's summary of the whole process goes. @default `log` */
   summaryLog?: ProviderLog;
+  /** The accounts the core shares with the process (tests start clean with their own). @default the process's */
+  accounts?: Accounts;
   /** Extra client options (tests shorten the retries or inject a dispatcher). */
   client?: Partial<ClientOptions>;
   /** Extra waiter options (tests use a simulated clock or shorter polls). */
@@ -61,26 +63,27 @@ export class ProviderCore {
   constructor(private readonly options: ProviderOptions = {}) {
     this.log = options.log ?? pulumiLog();
     this.now = options.now ?? Date.now;
-    this.flow = createPurchaseFlow({ log: this.log, summaryLog: options.summaryLog ?? this.log, now: this.now, wait: options.wait, absence: options.absence });
+    this.flow = createPurchaseFlow({ log: this.log, now: this.now, wait: options.wait, absence: options.absence });
   }
 
-  /** The process's client for the current settings (one connection pool and one request budget, reused across calls). */
-  client(): ProxyApiClient {
+  /** The account of the current settings, shared with the process's other cores on the same base URL and key (account.ts). */
+  account(): Account {
     const { baseUrl, apiKey, maxRateShare } = resolveSettings(this.lookup, this.options.env ?? process.env);
-    return ProxyApiClient.shared({
+    const options = {
       baseUrl,
       apiKey,
       maxRateShare,
-      onRetry: (e) =>
+      onRetry: (e: RetryEvent) =>
         this.log.info(`proxy: ${e.method} ${e.path} failed (${e.status ?? e.code}); retry ${e.attempt} in ${formatDuration(e.delayMs)}`),
       ...this.options.client,
-    });
+    };
+    return (this.options.accounts ?? processAccounts).of(options, this.options.summaryLog ?? this.log);
   }
 
-  /** The client, or undefined while the settings are missing or unusable (check reports them; a diff goes on without). */
-  clientIfConfigured(): ProxyApiClient | undefined {
+  /** The account, or undefined while the settings are missing or unusable (check reports them; a diff goes on without). */
+  accountIfConfigured(): Account | undefined {
     try {
-      return this.client();
+      return this.account();
     } catch (error) {
       if (error instanceof ConfigurationError) return undefined;
       throw error;

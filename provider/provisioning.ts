@@ -13,8 +13,6 @@
  * schedule. Instead the order bought first leads: the others follow, reading nothing until it is seen ready (then
  * they have a time to expect) or its wait ends otherwise (then the next oldest leads), and at least every `maxPollMs`.
  */
-import type { RequestBudget } from "../client/budget";
-
 /** Waits remembered per plan. */
 const KEPT = 8;
 
@@ -33,7 +31,8 @@ export interface PlanProvisioningTimes {
   leader(startedAt: number): Promise<void> | undefined;
 }
 
-class Times implements PlanProvisioningTimes {
+/** One plan's times on one account (account.ts holds them). */
+export class ProvisioningTimes implements PlanProvisioningTimes {
   private readonly seen: number[] = [];
   /** When each order now waited for was bought. */
   private readonly waiting: number[] = [];
@@ -71,15 +70,4 @@ class Times implements PlanProvisioningTimes {
     this.changed?.resolve();
     this.changed = undefined;
   }
-}
-
-const byAccount = new WeakMap<RequestBudget, Map<string, Times>>();
-
-/** The provisioning times of `planId` learned on the key behind `budget` (shared by the process's calls on that key). */
-export function provisioningTimes(budget: RequestBudget, planId: string): PlanProvisioningTimes {
-  let plans = byAccount.get(budget);
-  if (!plans) byAccount.set(budget, (plans = new Map()));
-  let times = plans.get(planId);
-  if (!times) plans.set(planId, (times = new Times()));
-  return times;
 }

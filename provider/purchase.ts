@@ -16,8 +16,9 @@ import { keyAfterRemovedOrder, nextPurchaseKey } from "./idempotency";
 import { absenceOtherKey } from "./messages";
 import { keySeesAccount, witness, type OrderOrigin } from "./origin";
 import { assessExpiry, orderExpiry, replacesOrder } from "./renewal";
-import { provisioningTimes, type PlanProvisioningTimes } from "./provisioning";
-import { heldReporter, purchaseTally, type ProviderLog } from "./rate-limit-report";
+import type { Account } from "./account";
+import type { PlanProvisioningTimes } from "./provisioning";
+import { heldReporter, type ProviderLog } from "./rate-limit-report";
 import { OrderFailedError, OrderWaitCancelledError, OrderWaitTimeoutError, waitForOrder, type WaitOptions, type WaitProgress } from "./wait";
 
 /** Re-purchases after spent orders, per purchase, before giving up (each one was reported). */
@@ -59,8 +60,6 @@ export type PurchaseOutcome =
 /** What the purchase flow depends on. */
 export interface PurchaseFlowOptions {
   log: ProviderLog;
-  /** Where the rate limit's summary of the whole process goes. */
-  summaryLog: ProviderLog;
   /** The time expiry is judged by. */
   now: () => number;
   /** Extra waiter options (tests use a simulated clock or shorter polls). */
@@ -72,21 +71,21 @@ export interface PurchaseFlowOptions {
 /** The purchase flow of one provider core. */
 export interface PurchaseFlow {
   /** Buys the plan, or carries on with the order an earlier run bought with the same key, and waits if asked. */
-  purchase(api: ProxyApiClient, request: PurchaseRequest): Promise<PurchaseOutcome>;
+  purchase(account: Account, request: PurchaseRequest): Promise<PurchaseOutcome>;
   /** Waits for an order that exists; what the wait ended with. */
   resume(
-    api: ProxyApiClient,
+    account: Account,
     order: Order,
     purchaseKey: string | null,
     request: Pick<PurchaseRequest, "deadline" | "signal" | "onHeld" | "onProgress">,
   ): Promise<PurchaseOutcome>;
   /** An order that exists (adopted), waited for unless it is ready or not to be waited for. */
-  adopt(api: ProxyApiClient, order: Order, request: Pick<PurchaseRequest, "waitForReady" | "deadline" | "signal">): Promise<PurchaseOutcome>;
+  adopt(account: Account, order: Order, request: Pick<PurchaseRequest, "waitForReady" | "deadline" | "signal">): Promise<PurchaseOutcome>;
   /**
    * The order, or "gone" when its absence is certain; rejects when a 404 cannot be confirmed. `origin` is what the
    * state records of where the order lives: a 404 counts only for a key that sees its account (origin.ts).
    */
-  readOrder(api: ProxyApiClient, id: string, origin?: OrderOrigin): Promise<Order | "gone">;
+  readOrder(account: Account, id: string, origin?: OrderOrigin): Promise<Order | "gone">;
 }
 
 /** Creates the purchase flow of one provider core. */
@@ -98,15 +97,16 @@ export function createPurchaseFlow(options: PurchaseFlowOptions): PurchaseFlow {
 class OrderPurchases implements PurchaseFlow {
   constructor(private readonly options: PurchaseFlowOptions) {}
 
-  async readOrder(api: ProxyApiClient, id: string, origin?: OrderOrigin): Promise<Order | "gone"> {
+  async readOrder(account: Account, id: string, origin?: OrderOrigin): Promise<Order | "gone"> {
+    const { api } = account;
     try {
       const { order } = await api.getOrder(id);
-      witness(api, origin);
+      witness(account, origin);
       return order;
     } catch (error) {
       if (!(error instanceof NotFoundError)) throw error;
       const found = await confirmOrderGone(api, id, error, this.options.absence);
-      if (found === "gone" && !keySeesAccount(api, origin)) {
+      if (found === "gone" && !keySeesAccount(account, origin)) {
         throw new OrderAbsenceUnconfirmedError(absenceOtherKey(id), {
           status: error.status,
           code: "absence_unconfirmed",
@@ -119,14 +119,14 @@ class OrderPurchases implements PurchaseFlow {
     }
   }
 
-  async purchase(api: ProxyApiClient, request: PurchaseRequest): Promise<PurchaseOutcome> {
+  async purchase(account: Account, request: PurchaseRequest): Promise<PurchaseOutcome> {
     const { log } = this.options;
+    const { api } = account;
     let key = request.key;
     let orderId: string | undefined;
-    const purchasing = purchaseTally(api.budget, this.options.summaryLog);
     const onHeld = request.onHeld ?? heldReporter(log, () => (orderId ? `order ${orderId}` : `the purchase of plan ${request.planId}`));
     for (let repurchase = 0; ; repurchase++) {
-      const created = await purchasing(() =>
+      const created = await account.purchases.count(() =>
         api.createOrder({ planId: request.planId, idempotencyKey: key }, { onHeld, deadline: request.deadline }),
       ).catch(async (error: unknown) => {
         if (!(error instanceof NotFoundError)) throw error;
@@ -157,7 +157,7 @@ class OrderPurchases implements PurchaseFlow {
           else log.info(`proxy: order ${order.id} was bought earlier with this key; carrying on with it (not bought again)`);
         }
         // A new order's age is known (it was bought just now), so what the plan's orders took can schedule its polls.
-        const times = replayed ? undefined : provisioningTimes(api.budget, request.planId);
+        const times = replayed ? undefined : account.provisioningOf(request.planId);
         return request.waitForReady ? this.waitFor(api, order, key, request, onHeld, times) : { kind: "done", order, purchaseKey: key };
       }
       if (repurchase >= MAX_REPURCHASES) throw repeatedFailures(request.planId, `order ${order.id} ended "${order.status}"`, repurchase);
@@ -170,12 +170,12 @@ class OrderPurchases implements PurchaseFlow {
     }
   }
 
-  resume(...[api, order, purchaseKey, request]: Parameters<PurchaseFlow["resume"]>): Promise<PurchaseOutcome> {
-    return this.waitFor(api, order, purchaseKey, request, request.onHeld ?? heldReporter(this.options.log, () => `order ${order.id}`));
+  resume(...[account, order, purchaseKey, request]: Parameters<PurchaseFlow["resume"]>): Promise<PurchaseOutcome> {
+    return this.waitFor(account.api, order, purchaseKey, request, request.onHeld ?? heldReporter(this.options.log, () => `order ${order.id}`));
   }
 
-  async adopt(...[api, order, request]: Parameters<PurchaseFlow["adopt"]>): Promise<PurchaseOutcome> {
-    return request.waitForReady && !isTargetState(order.status) ? this.resume(api, order, null, request) : { kind: "done", order, purchaseKey: null };
+  async adopt(...[account, order, request]: Parameters<PurchaseFlow["adopt"]>): Promise<PurchaseOutcome> {
+    return request.waitForReady && !isTargetState(order.status) ? this.resume(account, order, null, request) : { kind: "done", order, purchaseKey: null };
   }
 
   /**

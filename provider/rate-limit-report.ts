@@ -14,48 +14,36 @@ export interface ProviderLog {
 /** Least time between two of a resource's lines about the rate limit. */
 const HELD_REPORT_EVERY_MS = 30_000;
 
-/** Purchases through one request budget, for its summary line. */
-interface PurchaseTally {
-  waiting: number;
-  /** Orders bought so far; an order an earlier run bought counts too. */
-  bought: number;
-}
-
 /**
- * Every provider core of a process shares these (the plugin makes one core per operation): one tally per budget,
- * summarised once, on the log of the first core that used it.
+ * Purchases through one account's request budget, for its summary line: the summary goes to the log of the first
+ * core that used the account (account.ts), once per summary of the budget.
  */
-const tallies = new WeakMap<RequestBudget, PurchaseTally>();
+export class PurchaseTally {
+  private waiting = 0;
+  /** Orders bought so far; an order an earlier run bought counts too. */
+  private bought = 0;
 
-function tallyOf(budget: RequestBudget, summaryLog: ProviderLog): PurchaseTally {
-  const known = tallies.get(budget);
-  if (known) return known;
-  const tally: PurchaseTally = { waiting: 0, bought: 0 };
-  tallies.set(budget, tally);
-  budget.onSummary((s: BudgetSummary) => {
-    const throttled = s.throttled > 0 ? `, ${s.throttled} answered 429 since the last summary` : "";
-    summaryLog.info(
-      `proxy: the API's rate limit is holding ${s.held} request(s) back (sending about ${s.sentPerSecond.toFixed(1)}/s${throttled}); ` +
-        `${tally.bought} order(s) bought so far, ${tally.waiting} waiting to be bought`,
-    );
-  });
-  return tally;
-}
+  constructor(budget: RequestBudget, summaryLog: ProviderLog) {
+    budget.onSummary((s: BudgetSummary) => {
+      const throttled = s.throttled > 0 ? `, ${s.throttled} answered 429 since the last summary` : "";
+      summaryLog.info(
+        `proxy: the API's rate limit is holding ${s.held} request(s) back (sending about ${s.sentPerSecond.toFixed(1)}/s${throttled}); ` +
+          `${this.bought} order(s) bought so far, ${this.waiting} waiting to be bought`,
+      );
+    });
+  }
 
-/** Counts purchases through `budget` for its summary line, which goes to `summaryLog`. */
-export function purchaseTally(budget: RequestBudget, summaryLog: ProviderLog) {
-  const tally = tallyOf(budget, summaryLog);
   /** Runs a purchase, counted as waiting until it answers and as bought once it did. */
-  return async <T>(buy: () => Promise<T>): Promise<T> => {
-    tally.waiting += 1;
+  async count<T>(buy: () => Promise<T>): Promise<T> {
+    this.waiting += 1;
     try {
       const bought = await buy();
-      tally.bought += 1;
+      this.bought += 1;
       return bought;
     } finally {
-      tally.waiting -= 1;
+      this.waiting -= 1;
     }
-  };
+  }
 }
 
 /** Adds up the time one resource's requests were held back, and says so on `log` at most every 30 s once long. */

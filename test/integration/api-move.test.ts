@@ -3,8 +3,9 @@
  * dropped through the other API, every operation says where the order lives and how to go on, pointing back changes
  * nothing, and a 404 to a key that may be of another account never drops an order.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { OrderAbsenceUnconfirmedError } from "../../provider/absence";
+import { Accounts } from "../../provider/account";
 import { createFleetProvider } from "../../provider/fleet-provider";
 import { createOrderProvider } from "../../provider/order-provider";
 import { startSandbox, type Sandbox } from "../../sandbox";
@@ -21,6 +22,12 @@ afterAll(async () => {
   expect(b.contractViolations).toEqual([]);
 });
 
+// One provider process per test: its cores share the test's accounts, and nothing a test learned carries over.
+let accounts = new Accounts();
+beforeEach(() => {
+  accounts = new Accounts();
+});
+
 function at(api: () => Sandbox, apiKey?: string) {
   const lines: string[] = [];
   const options = {
@@ -29,6 +36,7 @@ function at(api: () => Sandbox, apiKey?: string) {
     client: { initialRetryDelayMs: 10, maxRetryDelayMs: 20 },
     wait: { clock: sandboxClock(api) },
     absence: { delayMs: 5 },
+    accounts,
   };
   return { order: createOrderProvider(options), fleet: createFleetProvider(options), lines };
 }

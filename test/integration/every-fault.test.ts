@@ -4,7 +4,7 @@
  * of two. Both succeed, and every order is bought once and kept.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RequestBudget } from "../../client/budget";
+import { Accounts } from "../../provider/account";
 import { createFleetProvider } from "../../provider/fleet-provider";
 import { startDeviantApi, type DeviantApi } from "../helpers/deviant-api";
 import { useSandbox } from "../helpers/sandbox";
@@ -24,7 +24,7 @@ describe("a fleet of 12 under every fault the contract allows", () => {
     const fleet = createFleetProvider({
       env: { PROXY_API_BASE_URL: api.url, PROXY_API_KEY: sandbox.current.apiKey },
       log: { info: () => undefined, warn: () => undefined },
-      client: { budget: new RequestBudget() },
+      accounts: new Accounts(),
       absence: { delayMs: 100 },
     });
     const inputs = { planId: "dc-us-5", orders: 12, waitForReady: true, readyTimeout: "5m", idempotencyKey: "every-fault-fleet", __provider: "p" };

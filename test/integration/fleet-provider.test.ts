@@ -2,7 +2,8 @@
  * ProxyFleet through the provider core against the sandbox: buy, re-run, grow, shrink, a member replaced alone,
  * renewal, partial work kept, import and delete. Waits run on the sandbox's clock.
  */
-import { describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
+import { Accounts } from "../../provider/account";
 import { createFleetProvider } from "../../provider/fleet-provider";
 import type { FleetInputs, FleetOutputs } from "../../provider/fleet-state";
 import { fleetId, keyAfterRemovedOrder, memberPurchaseKey, nextPurchaseKey } from "../../provider/idempotency";
@@ -13,6 +14,12 @@ import { fleetInputs } from "../helpers/inputs";
 const DAY = 86_400_000;
 const sandbox = useSandbox({ orderLifetimeMs: 10 * DAY });
 
+// One provider process per test: its cores share the test's accounts, and nothing a test learned carries over.
+let accounts = new Accounts();
+beforeEach(() => {
+  accounts = new Accounts();
+});
+
 function provider() {
   const lines: string[] = [];
   const p = createFleetProvider({
@@ -22,6 +29,7 @@ function provider() {
     wait: { clock: sandboxClock(() => sandbox.current) },
     absence: { delayMs: 10 },
     now: () => sandbox.current.clock.now(),
+    accounts,
   });
   return { p, lines };
 }
@@ -214,6 +222,8 @@ describe("refresh from the list", () => {
       absence: { delayMs: 10 },
       now: () => sandbox.current.clock.now(),
       client: { initialRetryDelayMs: 10, maxRetryDelayMs: 20 },
+      // A process of its own, so that it cannot use the listing of the refresh it is compared with.
+      accounts: new Accounts(),
     });
     const everyOrder = await readingEveryOrder(() => direct.read(id, outs));
     expect(refreshed).toEqual(everyOrder.props);

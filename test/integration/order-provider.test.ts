@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { RequestBudget } from "../../client/budget";
 import { AuthenticationError } from "../../client/errors";
 import { OrderAbsenceUnconfirmedError } from "../../provider/absence";
+import { Accounts } from "../../provider/account";
 import { keyAfterRemovedOrder, nextPurchaseKey } from "../../provider/idempotency";
 import { createOrderProvider, type OrderProviderOptions } from "../../provider/order-provider";
 import { PartialOrderError, UNKNOWN } from "../../provider/pulumi-host";
@@ -13,6 +14,12 @@ import { orderInputs } from "../helpers/inputs";
 
 const sandbox = useSandbox();
 
+// One provider process per test: its cores share the test's accounts, and nothing a test learned carries over.
+let accounts = new Accounts();
+beforeEach(() => {
+  accounts = new Accounts();
+});
+
 function provider(extra: Partial<OrderProviderOptions> = {}, target: () => Sandbox = () => sandbox.current) {
   const lines: string[] = [];
   const p = createOrderProvider({
@@ -21,6 +28,7 @@ function provider(extra: Partial<OrderProviderOptions> = {}, target: () => Sandb
     client: { initialRetryDelayMs: 10, maxRetryDelayMs: 20 },
     wait: { clock: sandboxClock(target) },
     absence: { delayMs: 10 },
+    accounts,
     ...extra,
   });
   return { p, lines };
@@ -308,8 +316,8 @@ describe("read (refresh)", () => {
 });
 
 describe("refresh from the list", () => {
-  /** A provider with a budget of its own, as a new provider process would have (and so a listing of its own). */
-  const fresh = () => provider({ client: { initialRetryDelayMs: 10, maxRetryDelayMs: 20, budget: new RequestBudget() } });
+  /** A provider with accounts of its own, as a new provider process would have (and so a listing of its own). */
+  const fresh = () => provider({ accounts: new Accounts() });
 
   it("reads ProxyOrders refreshed together with one page of the list, and only the order that changed", async () => {
     const { p } = provider();
@@ -429,7 +437,7 @@ describe("a fleet under the API's rate limit", () => {
   it("without RateLimit hints, learns the limit from 429s: every order bought once, none failed", async () => {
     const limited = await startSandbox({ rateLimit: { requestsPerSecond: 8, burst: 4 }, rateLimitHints: false, provisioningMs: 300 });
     try {
-      const { p } = provider({ client: { budget: new RequestBudget() }, wait: {} }, () => limited);
+      const { p } = provider({ wait: {} }, () => limited);
       const orders = await Promise.all(Array.from({ length: 16 }, (_, i) => p.create(inputs({ idempotencyKey: `blind-${i}` }))));
       expect(orders.map((o) => o.outs.status)).toEqual(Array(16).fill("active"));
       expect(limited.createdOrders).toHaveLength(16);

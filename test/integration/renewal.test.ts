@@ -2,8 +2,9 @@
  * Renewal before expiry, through the provider core against the sandbox: the provider judges expiry by the sandbox's
  * clock, so a test moves both forward instead of waiting.
  */
-import { describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { ProxyApiClient } from "../../client/client";
+import { Accounts } from "../../provider/account";
 import { listProxies } from "../../provider/functions";
 import { nextPurchaseKey } from "../../provider/idempotency";
 import { createOrderProvider } from "../../provider/order-provider";
@@ -14,6 +15,12 @@ import { orderInputs } from "../helpers/inputs";
 const DAY = 86_400_000;
 const sandbox = useSandbox({ orderLifetimeMs: 10 * DAY });
 
+// One provider process per test: its cores share the test's accounts, and nothing a test learned carries over.
+let accounts = new Accounts();
+beforeEach(() => {
+  accounts = new Accounts();
+});
+
 function provider() {
   const warnings: string[] = [];
   const p = createOrderProvider({
@@ -22,6 +29,7 @@ function provider() {
     client: { initialRetryDelayMs: 10, maxRetryDelayMs: 20 },
     wait: { clock: sandboxClock(() => sandbox.current) },
     now: () => sandbox.current.clock.now(),
+    accounts,
   });
   return { p, warnings };
 }

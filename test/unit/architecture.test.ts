@@ -96,7 +96,7 @@ describe("the dependency rule", () => {
 const PROVIDER_LAYERS = [
   { layer: "foundations", files: ["duration", "fields", "idempotency", "config", "absence", "messages", "origin", "provisioning"] },
   { layer: "domain rules", files: ["renewal", "inputs", "rate-limit-report", "wait", "pulumi-host"] },
-  { layer: "shapes and flows", files: ["definitions", "order-state", "fleet-state", "functions", "listing", "fleet-progress", "purchase"] },
+  { layer: "shapes and flows", files: ["definitions", "order-state", "fleet-state", "functions", "listing", "account", "fleet-progress", "purchase"] },
   { layer: "decisions", files: ["order-plan", "fleet-plan", "settle"] },
   { layer: "the core the lifecycles share", files: ["provider-core"] },
   { layer: "the engine's methods", files: ["order-provider", "fleet-provider"] },
@@ -121,6 +121,18 @@ describe("inside provider/", () => {
       }
     }
     expect(problems).toEqual([]);
+  });
+});
+
+describe("docs/architecture.md", () => {
+  it("draws provider/'s layers as this test holds them", () => {
+    const text = readFileSync(join(REPO_ROOT, "docs", "architecture.md"), "utf8");
+    // The lines after the heading's blank line, up to the next blank line: a layer's short name, then its files, then
+    // what it is in parentheses.
+    const drawn = text.split("inside provider/, from the bottom")[1]?.split("\n\n")[1]?.split("\n") ?? [];
+    const sorted = (files: string[]) => [...files].sort();
+    const files = drawn.map((line) => sorted(line.replace(/\(.*\)\s*$/, "").trim().split(/\s{2,}/).slice(1)));
+    expect(files).toEqual(PROVIDER_LAYERS.map((l) => sorted(l.files)));
   });
 });
 

@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { RequestBudget } from "../../client/budget";
 import { NotFoundError, ServerError } from "../../client/errors";
 import type { Order } from "../../contract/types";
-import { provisioningTimes, type PlanProvisioningTimes } from "../../provider/provisioning";
+import { ProvisioningTimes, type PlanProvisioningTimes } from "../../provider/provisioning";
 import {
   DEFAULT_WAIT_SCHEDULE,
   nextPollDelay,
@@ -169,7 +168,7 @@ describe("the polling schedule, on a simulated clock", () => {
 
   describe("with no estimate from the API, what the plan's earlier orders took", () => {
     /** Fresh learned times, as a new key would have. */
-    const fresh = () => provisioningTimes(new RequestBudget(), "p");
+    const fresh = () => new ProvisioningTimes();
 
     it("finds every later order of the plan ready at its first GET (one per 30 s of a longer wait), for every T", async () => {
       for (const t of SWEEP) {

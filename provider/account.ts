@@ -1,0 +1,75 @@
+/**
+ * What a provider process keeps per API account, that is per base URL and API key: the one place that says which
+ * calls share what.
+ *
+ * Every provider core of the process on the same base URL and key (the plugin makes one per operation, the dynamic
+ * provider one per resource type) and the program's functions share one {@link Account}: one client and request
+ * budget (so the key's rate limit is learned once and spent once), the listings a refresh reads, the tally of
+ * purchases its rate-limit summary reports, what each plan took to provision, and which other keys were seen reading
+ * the account's orders. Nothing of it is written to disk: a new process starts from nothing, as each `pulumi` command
+ * runs a provider process of its own. A test that needs a clean start makes its own {@link Accounts}.
+ */
+import { createHash } from "node:crypto";
+import { RequestBudget } from "../client/budget";
+import { ProxyApiClient } from "../client/client";
+import type { ClientOptions } from "../client/request";
+import { RefreshLister } from "./listing";
+import { ProvisioningTimes, type PlanProvisioningTimes } from "./provisioning";
+import { PurchaseTally, type ProviderLog } from "./rate-limit-report";
+
+/** One API account's client and what the process learned and shares about it; see the module's comment. */
+export class Account {
+  /** The client of the account's calls; its budget is the account's. */
+  readonly api: ProxyApiClient;
+  /** Reads of one refresh share the listings of the account's proxies (listing.ts). */
+  readonly refreshes: RefreshLister;
+  /** The fingerprints of other keys whose orders this key was seen reading: they share its account (origin.ts). */
+  readonly witnessedKeys = new Set<string>();
+  private readonly provisioning = new Map<string, ProvisioningTimes>();
+  private tally: PurchaseTally | undefined;
+
+  constructor(
+    options: ClientOptions,
+    private readonly summaryLog: ProviderLog,
+  ) {
+    this.api = new ProxyApiClient({ ...options, budget: options.budget ?? new RequestBudget() });
+    this.refreshes = new RefreshLister(this.api);
+  }
+
+  /**
+   * Purchases waiting and bought, for the summary line of the rate limit (rate-limit-report.ts): made at the first
+   * purchase, so an account that only reads (a program's functions) prints no summary of purchases.
+   */
+  get purchases(): PurchaseTally {
+    return (this.tally ??= new PurchaseTally(this.api.budget, this.summaryLog));
+  }
+
+  /** What orders of `planId` took to provision on this key (provisioning.ts). */
+  provisioningOf(planId: string): PlanProvisioningTimes {
+    let times = this.provisioning.get(planId);
+    if (!times) this.provisioning.set(planId, (times = new ProvisioningTimes()));
+    return times;
+  }
+}
+
+/** The accounts a process has used, by base URL and key: one {@link Account} each. */
+export class Accounts {
+  private readonly known = new Map<string, Account>();
+
+  /**
+   * The account of `options.baseUrl` and `options.apiKey`, made on first use with these options; later calls share
+   * it, and a `maxRateShare` they ask for applies to it too (the smallest wins). `summaryLog` is where the first
+   * caller wants the rate limit's summary to go.
+   */
+  of(options: ClientOptions, summaryLog: ProviderLog): Account {
+    // The key itself is only hashed, never kept as a map key.
+    const id = `${options.baseUrl.replace(/\/+$/, "")} ${createHash("sha256").update(options.apiKey).digest("hex")}`;
+    let account = this.known.get(id);
+    if (!account) this.known.set(id, (account = new Account(options, summaryLog)));
+    else if (options.maxRateShare !== undefined) account.api.budget.limitShare(options.maxRateShare / 100);
+    return account;
+  }
+}
+
+/** The process's accounts: what every provider core and program function shares unless told otherwise. */
+export const processAccounts = new Accounts();
