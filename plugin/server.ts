@@ -214,6 +214,14 @@ function resourceHandlers(state: PluginState) {
   };
 }
 
+/** The handlers, each answering only once the log messages its operation sent have reached the engine (EngineLog.delivered). */
+function afterLogs(service: grpc.UntypedServiceImplementation, log: EngineLog): grpc.UntypedServiceImplementation {
+  // Every handler here is unary (unary() above).
+  const answerLater = (handler: grpc.handleUnaryCall<unknown, unknown>): grpc.handleUnaryCall<unknown, unknown> => (call, callback) =>
+    handler(call, (...answer) => void log.delivered().then(() => callback(...answer)));
+  return Object.fromEntries(Object.entries(service).map(([name, handler]) => [name, answerLater(handler as grpc.handleUnaryCall<unknown, unknown>)]));
+}
+
 /** The service's handlers. */
 export function createProviderService(options: ProviderServiceOptions = {}) {
   const engineLog = new EngineLog(options.engineAddress);
@@ -232,7 +240,7 @@ export function createProviderService(options: ProviderServiceOptions = {}) {
       return new Empty();
     }),
   };
-  return { service, close: () => engineLog.close() };
+  return { service: afterLogs(service, engineLog), close: () => engineLog.close() };
 }
 
 /** A running plugin server. */
