@@ -18,7 +18,7 @@ import {
 import { backoffDelay, isRetryable } from "./retry";
 import { parseRetryAfter } from "./retry-after";
 import { timing } from "./timing";
-import { callTracer, type CallTrace } from "./trace";
+import type { CallTrace, CallTracer } from "./trace";
 import { USER_AGENT } from "./version";
 
 /** Options of the API client. Every option but `baseUrl` and `apiKey` has a default in {@link DEFAULT_CLIENT_OPTIONS}. */
@@ -55,6 +55,8 @@ export interface ClientOptions {
    * @default a budget of this client's own
    */
   budget?: RequestBudget;
+  /** Told of every call, its attempts, its waits and its back-offs (client/trace.ts). @default none */
+  tracer?: CallTracer;
   /** Called before each retry after an error (for logs); not for a `429`, which is a wait. It receives no secret. */
   onRetry?: (event: RetryEvent) => void;
   /**
@@ -134,7 +136,7 @@ export interface ApiResponse {
 
 /** Sends API requests with one set of options. */
 export class RequestSender {
-  private readonly options: Required<Omit<ClientOptions, "dispatcher" | "onRetry" | "budget">> & Pick<ClientOptions, "onRetry">;
+  private readonly options: Required<Omit<ClientOptions, "dispatcher" | "onRetry" | "budget" | "tracer">> & Pick<ClientOptions, "onRetry" | "tracer">;
   private readonly dispatcher: Dispatcher | undefined;
   /** The budget every attempt waits in. */
   readonly budget: RequestBudget;
@@ -154,7 +156,7 @@ export class RequestSender {
   /** Sends the request, retrying as the options allow; resolves with a 2xx response or rejects with a ProxyApiError. */
   async send(req: ApiRequest): Promise<ApiResponse> {
     const path = `/v1${req.path}`;
-    const trace = callTracer()?.call(req.method, path, /^\/orders\/([^/?]+)/.exec(req.path)?.[1]);
+    const trace = this.options.tracer?.call(req.method, path, /^\/orders\/([^/?]+)/.exec(req.path)?.[1]);
     if (!trace) return this.sendTraced(req, path, undefined);
     try {
       const response = await this.sendTraced(req, path, trace);

@@ -1,6 +1,7 @@
 /**
  * What the client tells a tracer about each call, in its own words, so that no tracing library reaches the client.
- * Nothing is told unless a tracer was set: the provider sets one when the engine asks for traces (tracing/).
+ * Nothing is told unless the client was given a tracer (its option `tracer`): the provider gives its accounts' clients
+ * the process's when the engine asks for traces (tracing/).
  */
 
 /** How an attempt, or a whole call, ended. */
@@ -29,16 +30,4 @@ export interface CallTrace {
 export interface CallTracer {
   /** A call of `method` on `path` (with `/v1`), for the order `orderId` when the path or the purchase names one. */
   call(method: string, path: string, orderId?: string): CallTrace;
-}
-
-let current: CallTracer | undefined;
-
-/** Sets the tracer every client of the process tells (undefined: none, the default). */
-export function setCallTracer(tracer: CallTracer | undefined): void {
-  current = tracer;
-}
-
-/** The tracer every client of the process tells, if one was set. */
-export function callTracer(): CallTracer | undefined {
-  return current;
 }

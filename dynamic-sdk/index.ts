@@ -19,6 +19,7 @@ export { DEFAULT_CLIENT_OPTIONS } from "../client/request";
 export { RequestBudget, BudgetDeadlineError, DEFAULT_BUDGET_OPTIONS } from "../client/budget";
 export type { BudgetClock, BudgetOptions, BudgetSummary, Permit, PermitRequest, RequestPriority } from "../client/budget";
 export type { ClientOptions, CallOptions, RetryEvent } from "../client/request";
+export type { CallTracer, CallTrace, CallOutcome } from "../client/trace";
 export {
   ProxyError,
   ProxyApiError,

@@ -4,6 +4,7 @@
  */
 import { AuthenticationError, PermissionError } from "../client/errors";
 import type { ClientOptions, RetryEvent } from "../client/request";
+import { callTracer } from "../tracing";
 import type { AbsenceCheckOptions } from "./absence";
 import { processAccounts, type Account, type Accounts } from "./account";
 import { ConfigurationError, resolveSettings, type ConfigLookup } from "./config";
@@ -73,6 +74,8 @@ export class ProviderCore {
       baseUrl,
       apiKey,
       maxRateShare,
+      // Made inside a traced operation when the engine asked for traces, so the account's client tells its calls.
+      tracer: callTracer(),
       onRetry: (e: RetryEvent) =>
         this.log.info(`proxy: ${e.method} ${e.path} failed (${e.status ?? e.code}); retry ${e.attempt} in ${formatDuration(e.delayMs)}`),
       ...this.options.client,

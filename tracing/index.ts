@@ -7,6 +7,7 @@
  * Without that variable nothing is loaded: the OpenTelemetry SDK is required only once it is set (otel.ts).
  */
 
+import type { CallTracer } from "../client/trace";
 import type { ProcessTracing, SpanAttributes } from "./types";
 
 export type { ProcessTracing, SpanAttributes } from "./types";
@@ -44,6 +45,14 @@ export async function traceOperation<T>(
   } finally {
     await tracing.flush();
   }
+}
+
+/**
+ * What the API clients made while an operation runs tell of their calls (client/trace.ts), once the engine asked for
+ * traces and an operation started them; undefined otherwise.
+ */
+export function callTracer(): CallTracer | undefined {
+  return started?.calls;
 }
 
 /** Runs part of an operation (one fleet member's purchase) in a span of its own when tracing is on. */

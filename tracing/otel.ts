@@ -10,18 +10,18 @@ import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-grpc";
 import { Resource } from "@opentelemetry/resources";
 import { BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
-import { setCallTracer, type CallOutcome, type CallTrace } from "../client/trace";
+import type { CallOutcome, CallTrace, CallTracer } from "../client/trace";
 import { VERSION } from "../client/version";
 import type { ProcessTracing, SpanAttributes } from "./types";
 
-/** Registers the SDK with an exporter to the engine's collector at `endpoint` (host:port), and the client's tracer. */
+/** Registers the SDK with an exporter to the engine's collector at `endpoint` (host:port); makes the clients' tracer. */
 export function startTracing(serviceName: string, endpoint: string): ProcessTracing {
   const provider = new NodeTracerProvider({ resource: new Resource({ "service.name": serviceName, "service.version": VERSION }) });
   provider.addSpanProcessor(new BatchSpanProcessor(new OTLPTraceExporter({ url: endpoint.includes("://") ? endpoint : `http://${endpoint}` })));
   provider.register({ propagator: new W3CTraceContextPropagator() });
   const tracer = trace.getTracer("pulumi-proxy", VERSION);
 
-  setCallTracer({
+  const calls: CallTracer = {
     call(method, path, orderId): CallTrace {
       const span = tracer.startSpan(`${method} ${path.replace(/\/orders\/[^/?]+/, "/orders/{id}")}`, {
         kind: SpanKind.CLIENT,
@@ -47,9 +47,10 @@ export function startTracing(serviceName: string, endpoint: string): ProcessTrac
         end: (outcome) => finish(span, outcome),
       };
     },
-  });
+  };
 
   return {
+    calls,
     inSpan(name, attributes, fn, traceparent) {
       const parent = traceparent ? propagation.extract(context.active(), { traceparent }) : context.active();
       const span = tracer.startSpan(name, { kind: traceparent ? SpanKind.SERVER : SpanKind.INTERNAL, attributes: clean(attributes) }, parent);

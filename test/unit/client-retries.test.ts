@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConnectionError, InvalidRequestError, RateLimitError, ServerError } from "../../client/errors";
+import type { CallTracer } from "../../client/trace";
 import { mockApi, ORDER, problem, PROBLEM_HEADERS } from "../helpers/mock-api";
 
 const USAGE = {
@@ -17,6 +18,32 @@ describe("retries", () => {
     const usage = await api.client.getUsage();
     expect(usage.bandwidth).toEqual({ usedBytes: 10, limitBytes: null });
     expect(api.sleeps).toHaveLength(1);
+    api.done();
+  });
+
+  it("tells the tracer it was given of the call, each attempt, and the back-off between them", async () => {
+    const told: string[] = [];
+    const tracer: CallTracer = {
+      call: (method, path, orderId) => {
+        told.push(`call ${method} ${path} ${orderId}`);
+        return {
+          held: (ms) => void told.push(`held ${ms}`),
+          attempt: (n) => ({ end: (o) => void told.push(`attempt ${n}: ${o.status}`) }),
+          backoff: (_ms, o) => void told.push(`backoff after ${o.status}`),
+          end: (o) => void told.push(`end ${o.status}`),
+        };
+      },
+    };
+    const api = mockApi({ tracer });
+    api.pool.intercept({ path: "/v1/orders/ord_1", method: "GET" }).reply(503, problem(503, "unavailable", "x"), { headers: PROBLEM_HEADERS });
+    api.pool.intercept({ path: "/v1/orders/ord_1", method: "GET" }).reply(200, ORDER);
+    await api.client.getOrder("ord_1");
+    expect(told).toEqual(["call GET /v1/orders/ord_1 ord_1", "attempt 1: 503", "backoff after 503", "attempt 2: 200", "end 200"]);
+    // A client given no tracer tells nothing, whatever another client was given.
+    const quiet = mockApi();
+    quiet.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(200, USAGE);
+    await quiet.client.getUsage();
+    expect(told).toHaveLength(5);
     api.done();
   });
 
