@@ -54,6 +54,12 @@ export class RateLimiter {
     }
   }
 
+  /** Forgets every key's count: each starts again with a full bucket or a new window. */
+  reset(): void {
+    this.buckets.clear();
+    this.windows.clear();
+  }
+
   /** Counts a request for `key` and says whether it is allowed. */
   take(key: string): RateLimitDecision {
     return this.options.windowSeconds ? this.takeFromWindow(key, this.options.windowSeconds) : this.takeFromBucket(key);

@@ -111,7 +111,7 @@ export interface Sandbox {
   removeOrder(id: string): void;
   /** The order's status now, as `GET /v1/orders/{id}` would show it (without faults); undefined if there is none. */
   orderStatus(id: string): string | undefined;
-  /** Clears the faults, the records, the account and changed settings (for tests between cases). */
+  /** Clears the faults, the records, the account, the rate limit's count and changed settings (for tests between cases). */
   reset(): void;
   /** Stops listening and closes every connection. */
   stop(): Promise<void>;

@@ -65,6 +65,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       requests.length = 0;
       createdOrders.length = 0;
       state.reset();
+      limiter?.reset();
     },
   };
 
