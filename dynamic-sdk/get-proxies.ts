@@ -16,23 +16,26 @@ export type GetProxiesArgs = ProxyListFilters;
 
 /** Filters of {@link getProxiesOutput}, as Inputs. */
 export interface GetProxiesOutputArgs {
+  /** Only proxies of this type; several types separated by commas. */
   type?: pulumi.Input<string | string[]>;
+  /** Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas. */
   country?: pulumi.Input<string | string[]>;
+  /** Only proxies provisioned by this order. */
   orderId?: pulumi.Input<string>;
   /**
-   * Only proxies that expire before this time (RFC 3339, such as `"2026-12-01T00:00:00Z"`); proxies with no known
-   * expiry are left out. Applied to what the API returns: the API has no such query.
+   * Only proxies that expire before this time (RFC 3339, such as `2026-12-01T00:00:00Z`); proxies with no known expiry
+   * are left out. Filtered by the provider: the API has no such query.
    */
   expiresBefore?: pulumi.Input<string>;
-  /** Return the proxies' credentials too; the whole result is then secret. @default false */
+  /** Return the proxies' credentials too, as a secret. Defaults to false. */
   includeCredentials?: boolean;
 }
 
 /** Result of {@link getProxies} and {@link getProxiesOutput}. */
 export interface GetProxiesResult {
-  /** Every matching proxy, across all pages, without credentials. */
+  /** Every matching proxy, without credentials. */
   proxies: ProxyInfo[];
-  /** Credentials in the same order as `proxies`; empty unless `getProxiesOutput` was asked for them. */
+  /** Credentials in the same order as `proxies`; empty unless `includeCredentials` is true. */
   credentials: ProxyCredential[];
 }
 

@@ -11,25 +11,29 @@ import { resourceKey } from "./resource-key";
 
 /** Inputs of a {@link ProxyFleet}. */
 export interface ProxyFleetArgs {
-  /** The plan every member buys, such as `"dc-us-5"`. Changing it replaces the fleet (new purchases). */
+  /** The plan every member buys, such as `dc-us-5`. Changing it replaces the fleet (new purchases). */
   planId: pulumi.Input<string>;
   /**
    * How many orders of the plan the fleet holds (1 to 1000). Raising it buys only the new members; lowering it stops
-   * tracking the highest slots (their orders stay with the account).
+   * tracking the highest slots, whose orders stay with the account.
    */
   orders: pulumi.Input<number>;
-  /** Wait until every member is `active`. @default true */
+  /** Wait until every member is `active`. Defaults to true. */
   waitForReady?: pulumi.Input<boolean>;
   /**
-   * How long to wait for the members, together, such as `"20m"` (1s to 24h). On timeout the fleet is recorded with
-   * what it holds and the next `pulumi up` resumes it. @default "20m"
+   * How long create and update wait for the members, together, such as `20m` (1s to 24h). Through the plugin,
+   * `customTimeouts`, when set, take its place; they do not reach the dynamic provider. On timeout the fleet is
+   * recorded with what it holds and the next `pulumi up` resumes it. Defaults to `20m`.
    */
   readyTimeout?: pulumi.Input<string>;
-  /** Renew each member this long before it expires, such as `"7d"`; it is replaced alone. @default unset: no renewal */
+  /**
+   * Renew each member this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d): a member inside the
+   * window is replaced alone, by a new order (new proxies). Unset (the default), nothing is renewed.
+   */
   renewBefore?: pulumi.Input<string>;
   /**
-   * The fleet's identity, from which each member's idempotency key is derived with its slot. @default derived from
-   * the project, stack, resource name and plan
+   * The fleet's identity, from which each member's idempotency key is derived with its slot. Defaults to a key derived
+   * from the project, stack, resource name and plan.
    */
   idempotencyKey?: pulumi.Input<string>;
 }
@@ -40,19 +44,32 @@ export interface ProxyFleetArgs {
  * The API cannot cancel orders, so deleting it only stops tracking them.
  */
 export class ProxyFleet extends pulumi.CustomResource {
-  /** The plan of every member. */
+  /** The plan every member buys, such as `dc-us-5`. Changing it replaces the fleet (new purchases). */
   declare readonly planId: pulumi.Output<string>;
-  /** How many orders the fleet holds. */
+  /**
+   * How many orders of the plan the fleet holds (1 to 1000). Raising it buys only the new members; lowering it stops
+   * tracking the highest slots, whose orders stay with the account.
+   */
   declare readonly orders: pulumi.Output<number>;
-  /** Whether create and update wait for the members to be active. */
+  /** Wait until every member is `active`. Defaults to true. */
   declare readonly waitForReady: pulumi.Output<boolean>;
-  /** The wait deadline. */
+  /**
+   * How long create and update wait for the members, together, such as `20m` (1s to 24h). Through the plugin,
+   * `customTimeouts`, when set, take its place; they do not reach the dynamic provider. On timeout the fleet is
+   * recorded with what it holds and the next `pulumi up` resumes it. Defaults to `20m`.
+   */
   declare readonly readyTimeout: pulumi.Output<string>;
-  /** How long before expiry each member is renewed, when set. */
+  /**
+   * Renew each member this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d): a member inside the
+   * window is replaced alone, by a new order (new proxies). Unset (the default), nothing is renewed.
+   */
   declare readonly renewBefore: pulumi.Output<string | undefined>;
-  /** The fleet's identity (derived unless given). */
+  /**
+   * The fleet's identity, from which each member's idempotency key is derived with its slot. Defaults to a key derived
+   * from the project, stack, resource name and plan.
+   */
   declare readonly idempotencyKey: pulumi.Output<string>;
-  /** Every member: its slot, order id, status and expiry, as of the last create, update or refresh. */
+  /** Every member: its slot, order id, status and expiry. */
   declare readonly members: pulumi.Output<FleetMember[]>;
   /** Orders being renewed whose successor is not ready yet: still tracked, their proxies still listed. */
   declare readonly retiring: pulumi.Output<FleetMember[]>;
@@ -60,7 +77,7 @@ export class ProxyFleet extends pulumi.CustomResource {
   declare readonly proxies: pulumi.Output<FleetProxy[]>;
   /** Credentials of the proxies, in the same order as `proxies`. Always secret. */
   declare readonly credentials: pulumi.Output<FleetCredential[]>;
-  /** The earliest expiry of the fleet's active members (RFC 3339), or null. */
+  /** The earliest expiry of the fleet's active members (RFC 3339). */
   declare readonly expiresAt: pulumi.Output<string | null>;
 
   /**

@@ -12,33 +12,36 @@ import { resourceKey } from "./resource-key";
 
 /** Inputs of a {@link ProxyOrder}. */
 export interface ProxyOrderArgs {
-  /** The plan to buy, such as `"dc-us-5"`. Changing it buys a new order (a replacement). */
+  /** The plan to buy, such as `dc-us-5`. Changing it buys a new order (a replacement). */
   planId: pulumi.Input<string>;
-  /** Wait until the order is `active` and its proxies are assigned. @default true */
+  /** Wait until the order is `active` and its proxies are assigned. Defaults to true. */
   waitForReady?: pulumi.Input<boolean>;
   /**
-   * How long to wait for the order, such as `"20m"` or `"1h30m"` (1s to 24h). Pulumi's `customTimeouts` do not
-   * reach dynamic providers, so this is the deadline. On timeout the order is kept in the state and the next
-   * `pulumi up` resumes waiting. @default "20m"
+   * How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). Through the plugin,
+   * `customTimeouts.create` (and `.update`), when set, take its place; they do not reach the dynamic provider, where
+   * this is the only deadline. On timeout the order is kept in the state and the next `pulumi up` resumes waiting.
+   * Defaults to `20m`.
    */
   readyTimeout?: pulumi.Input<string>;
   /**
-   * Idempotency key of the purchase. @default a key derived from the project, stack, resource name and plan, so
-   * that running `pulumi up` again never buys twice
+   * Idempotency key of the purchase. Defaults to a key derived from the project, stack, resource name and plan, so that
+   * running `pulumi up` again never buys twice.
    */
   idempotencyKey?: pulumi.Input<string>;
   /**
-   * The id of an order that already exists (`ord_...`), to track it instead of buying one: the way back after a
-   * lost state or a moved resource, since `pulumi import` cannot import dynamic resources. Create reads the order,
-   * checks that it is for `planId`, and waits for it like a purchase. Changing it to another order replaces the
-   * resource; removing it later is an update in place that calls nothing.
+   * The id of an order that already exists (`ord_...`), to track it instead of buying one, for example after a lost
+   * state or a moved resource. Create reads the order, checks that it is for `planId`, and waits for it like a
+   * purchase; changing it to another order replaces the resource, and removing it later is an update in place that
+   * calls nothing. Through the plugin, `pulumi import` does the same for a new resource; dynamic resources cannot be
+   * imported, so with the dynamic provider this is the way back.
    */
   adoptOrderId?: pulumi.Input<string>;
   /**
-   * Renew the order this long before it expires, such as `"7d"`, `"36h"` or `"2d12h"`. Once the order's `expiresAt`
-   * is that close, the preview plans a replacement and `pulumi up` buys a new order (new proxies: the API cannot
-   * extend one), waits for it, and only then stops tracking the old one. It must be shorter than the plan's lifetime.
-   * @default unset: nothing is renewed (a renewal is a purchase); refresh and preview warn 7 days ahead
+   * Renew the order this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d). Once the order's
+   * `expiresAt` is that close, the preview plans a replacement and `pulumi up` buys a new order (new proxies: the API
+   * cannot extend one), waits for it, and only then stops tracking the old one. It must be shorter than the plan's
+   * lifetime. Unset (the default), nothing is renewed, since a renewal is a purchase; refresh and preview warn 7 days
+   * before expiry.
    */
   renewBefore?: pulumi.Input<string>;
 }
@@ -50,42 +53,75 @@ export interface ProxyOrderArgs {
  * deleting it only stops tracking the order: the purchase stays active.
  */
 export class ProxyOrder extends pulumi.CustomResource {
-  /** The plan bought. */
+  /** The plan to buy, such as `dc-us-5`. Changing it buys a new order (a replacement). */
   declare readonly planId: pulumi.Output<string>;
-  /** Whether create waits for the order to be active. */
+  /** Wait until the order is `active` and its proxies are assigned. Defaults to true. */
   declare readonly waitForReady: pulumi.Output<boolean>;
-  /** The wait deadline. */
+  /**
+   * How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). Through the plugin,
+   * `customTimeouts.create` (and `.update`), when set, take its place; they do not reach the dynamic provider, where
+   * this is the only deadline. On timeout the order is kept in the state and the next `pulumi up` resumes waiting.
+   * Defaults to `20m`.
+   */
   declare readonly readyTimeout: pulumi.Output<string>;
-  /** The idempotency key input (derived unless given). */
+  /**
+   * Idempotency key of the purchase. Defaults to a key derived from the project, stack, resource name and plan, so that
+   * running `pulumi up` again never buys twice.
+   */
   declare readonly idempotencyKey: pulumi.Output<string>;
-  /** The adopted order's id, when the order was adopted rather than bought. */
+  /**
+   * The id of an order that already exists (`ord_...`), to track it instead of buying one, for example after a lost
+   * state or a moved resource. Create reads the order, checks that it is for `planId`, and waits for it like a
+   * purchase; changing it to another order replaces the resource, and removing it later is an update in place that
+   * calls nothing. Through the plugin, `pulumi import` does the same for a new resource; dynamic resources cannot be
+   * imported, so with the dynamic provider this is the way back.
+   */
   declare readonly adoptOrderId: pulumi.Output<string | undefined>;
-  /** How long before expiry the order is renewed, when set. */
+  /**
+   * Renew the order this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d). Once the order's
+   * `expiresAt` is that close, the preview plans a replacement and `pulumi up` buys a new order (new proxies: the API
+   * cannot extend one), waits for it, and only then stops tracking the old one. It must be shorter than the plan's
+   * lifetime. Unset (the default), nothing is renewed, since a renewal is a purchase; refresh and preview warn 7 days
+   * before expiry.
+   */
   declare readonly renewBefore: pulumi.Output<string | undefined>;
   /** The order id, such as `ord_...` (also the resource's id). */
   declare readonly orderId: pulumi.Output<string>;
-  /** `pending`, `provisioning`, `active`, `failed`, `cancelled` or `expired`, as of the last create, update or refresh. */
+  /**
+   * `pending`, `provisioning`, `active`, `failed`, `cancelled` or `expired`, as of the last create, update or refresh.
+   */
   declare readonly status: pulumi.Output<string>;
-  /** Why the order failed or was cancelled, or null. */
+  /** Why the order failed or was cancelled, when it did. */
   declare readonly statusReason: pulumi.Output<StatusReason | null>;
   /** When the order was placed (RFC 3339). */
   declare readonly createdAt: pulumi.Output<string | null>;
-  /** When the order became active (RFC 3339), or null. */
+  /** When the order became active (RFC 3339). */
   declare readonly readyAt: pulumi.Output<string | null>;
   /**
-   * When the order expires (RFC 3339): the earliest expiry of the order and its proxies, as of the last create,
-   * update or refresh; null when the API reported none.
+   * When the order expires (RFC 3339): the earliest expiry of the order and its proxies, as of the last create, update
+   * or refresh; absent when the API reported none.
    */
   declare readonly expiresAt: pulumi.Output<string | null>;
   /** The proxies this order provisioned, without their credentials. */
   declare readonly proxies: pulumi.Output<ProxyInfo[]>;
   /** Credentials of the proxies, in the same order as `proxies`. Always secret. */
   declare readonly credentials: pulumi.Output<ProxyCredential[]>;
-  /** The idempotency key the order was bought with; null for an adopted or imported order. */
+  /**
+   * The idempotency key the order was bought with (differs from `idempotencyKey` after a re-purchase); absent for an
+   * adopted or imported order.
+   */
   declare readonly purchaseKey: pulumi.Output<string | null>;
-  /** The API the order was bought from (its base URL); absent for an order recorded by an earlier release. */
+  /**
+   * The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or
+   * dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on
+   * (docs/going-live.md).
+   */
   declare readonly apiBaseUrl: pulumi.Output<string | undefined>;
-  /** A one-way fingerprint of the API key that bought the order (never the key). */
+  /**
+   * A one-way fingerprint of the API key the order was bought with (never the key). A `404` from a key that is not this
+   * one drops the order from the state only when that key still sees another order of the same key, that is, the same
+   * account.
+   */
   declare readonly apiKeyFingerprint: pulumi.Output<string | undefined>;
 
   /**

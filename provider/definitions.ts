@@ -156,7 +156,7 @@ export const PROXY_ORDER = {
       default: INPUT_DEFAULTS.readyTimeout,
       check: INPUT_CHECKS.readyTimeout,
       description:
-        "How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). `customTimeouts.create` (and `.update`), when set, take its place. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.",
+        "How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). Through the plugin, `customTimeouts.create` (and `.update`), when set, take its place; they do not reach the dynamic provider, where this is the only deadline. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.",
     },
     idempotencyKey: {
       type: "string",
@@ -170,7 +170,7 @@ export const PROXY_ORDER = {
       presence: "optional",
       check: INPUT_CHECKS.adoptOrderId,
       description:
-        "The id of an existing order to track instead of buying one. `pulumi import` does the same for a new resource; this input adopts in place, for example after a lost state.",
+        "The id of an order that already exists (`ord_...`), to track it instead of buying one, for example after a lost state or a moved resource. Create reads the order, checks that it is for `planId`, and waits for it like a purchase; changing it to another order replaces the resource, and removing it later is an update in place that calls nothing. Through the plugin, `pulumi import` does the same for a new resource; dynamic resources cannot be imported, so with the dynamic provider this is the way back.",
     },
     renewBefore: {
       type: "string",
@@ -236,7 +236,7 @@ export const PROXY_FLEET = {
       default: INPUT_DEFAULTS.readyTimeout,
       check: INPUT_CHECKS.readyTimeout,
       description:
-        "How long create and update wait for the members, together, such as `20m` (1s to 24h). `customTimeouts`, when set, take its place. On timeout the fleet is recorded with what it holds and the next `pulumi up` resumes it. Defaults to `20m`.",
+        "How long create and update wait for the members, together, such as `20m` (1s to 24h). Through the plugin, `customTimeouts`, when set, take its place; they do not reach the dynamic provider. On timeout the fleet is recorded with what it holds and the next `pulumi up` resumes it. Defaults to `20m`.",
     },
     renewBefore: {
       type: "string",

@@ -61,7 +61,7 @@ namespace PulumiProxy.Proxy
         public Output<ImmutableArray<Outputs.ProxyInfo>> Proxies { get; private set; } = null!;
 
         /// <summary>
-        /// How long create and update wait for the members, together, such as `20m` (1s to 24h). `customTimeouts`, when set, take its place. On timeout the fleet is recorded with what it holds and the next `pulumi up` resumes it. Defaults to `20m`.
+        /// How long create and update wait for the members, together, such as `20m` (1s to 24h). Through the plugin, `customTimeouts`, when set, take its place; they do not reach the dynamic provider. On timeout the fleet is recorded with what it holds and the next `pulumi up` resumes it. Defaults to `20m`.
         /// </summary>
         [Output("readyTimeout")]
         public Output<string> ReadyTimeout { get; private set; } = null!;
@@ -153,7 +153,7 @@ namespace PulumiProxy.Proxy
         public Input<string> PlanId { get; set; } = null!;
 
         /// <summary>
-        /// How long create and update wait for the members, together, such as `20m` (1s to 24h). `customTimeouts`, when set, take its place. On timeout the fleet is recorded with what it holds and the next `pulumi up` resumes it. Defaults to `20m`.
+        /// How long create and update wait for the members, together, such as `20m` (1s to 24h). Through the plugin, `customTimeouts`, when set, take its place; they do not reach the dynamic provider. On timeout the fleet is recorded with what it holds and the next `pulumi up` resumes it. Defaults to `20m`.
         /// </summary>
         [Input("readyTimeout")]
         public Input<string>? ReadyTimeout { get; set; }

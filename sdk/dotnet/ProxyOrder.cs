@@ -19,7 +19,7 @@ namespace PulumiProxy.Proxy
     public partial class ProxyOrder : global::Pulumi.CustomResource
     {
         /// <summary>
-        /// The id of an existing order to track instead of buying one. `pulumi import` does the same for a new resource; this input adopts in place, for example after a lost state.
+        /// The id of an order that already exists (`ord_...`), to track it instead of buying one, for example after a lost state or a moved resource. Create reads the order, checks that it is for `planId`, and waits for it like a purchase; changing it to another order replaces the resource, and removing it later is an update in place that calls nothing. Through the plugin, `pulumi import` does the same for a new resource; dynamic resources cannot be imported, so with the dynamic provider this is the way back.
         /// </summary>
         [Output("adoptOrderId")]
         public Output<string?> AdoptOrderId { get; private set; } = null!;
@@ -91,7 +91,7 @@ namespace PulumiProxy.Proxy
         public Output<string?> ReadyAt { get; private set; } = null!;
 
         /// <summary>
-        /// How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). `customTimeouts.create` (and `.update`), when set, take its place. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.
+        /// How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). Through the plugin, `customTimeouts.create` (and `.update`), when set, take its place; they do not reach the dynamic provider, where this is the only deadline. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.
         /// </summary>
         [Output("readyTimeout")]
         public Output<string> ReadyTimeout { get; private set; } = null!;
@@ -171,7 +171,7 @@ namespace PulumiProxy.Proxy
     public sealed class ProxyOrderArgs : global::Pulumi.ResourceArgs
     {
         /// <summary>
-        /// The id of an existing order to track instead of buying one. `pulumi import` does the same for a new resource; this input adopts in place, for example after a lost state.
+        /// The id of an order that already exists (`ord_...`), to track it instead of buying one, for example after a lost state or a moved resource. Create reads the order, checks that it is for `planId`, and waits for it like a purchase; changing it to another order replaces the resource, and removing it later is an update in place that calls nothing. Through the plugin, `pulumi import` does the same for a new resource; dynamic resources cannot be imported, so with the dynamic provider this is the way back.
         /// </summary>
         [Input("adoptOrderId")]
         public Input<string>? AdoptOrderId { get; set; }
@@ -189,7 +189,7 @@ namespace PulumiProxy.Proxy
         public Input<string> PlanId { get; set; } = null!;
 
         /// <summary>
-        /// How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). `customTimeouts.create` (and `.update`), when set, take its place. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.
+        /// How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). Through the plugin, `customTimeouts.create` (and `.update`), when set, take its place; they do not reach the dynamic provider, where this is the only deadline. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.
         /// </summary>
         [Input("readyTimeout")]
         public Input<string>? ReadyTimeout { get; set; }

@@ -67,7 +67,7 @@ export class ProxyFleet extends pulumi.CustomResource {
      */
     public /*out*/ readonly proxies!: pulumi.Output<outputs.ProxyInfo[]>;
     /**
-     * How long create and update wait for the members, together, such as `20m` (1s to 24h). `customTimeouts`, when set, take its place. On timeout the fleet is recorded with what it holds and the next `pulumi up` resumes it. Defaults to `20m`.
+     * How long create and update wait for the members, together, such as `20m` (1s to 24h). Through the plugin, `customTimeouts`, when set, take its place; they do not reach the dynamic provider. On timeout the fleet is recorded with what it holds and the next `pulumi up` resumes it. Defaults to `20m`.
      */
     public readonly readyTimeout!: pulumi.Output<string>;
     /**
@@ -148,7 +148,7 @@ export interface ProxyFleetArgs {
      */
     planId: pulumi.Input<string>;
     /**
-     * How long create and update wait for the members, together, such as `20m` (1s to 24h). `customTimeouts`, when set, take its place. On timeout the fleet is recorded with what it holds and the next `pulumi up` resumes it. Defaults to `20m`.
+     * How long create and update wait for the members, together, such as `20m` (1s to 24h). Through the plugin, `customTimeouts`, when set, take its place; they do not reach the dynamic provider. On timeout the fleet is recorded with what it holds and the next `pulumi up` resumes it. Defaults to `20m`.
      */
     readyTimeout?: pulumi.Input<string>;
     /**

@@ -39,7 +39,7 @@ export class ProxyOrder extends pulumi.CustomResource {
     }
 
     /**
-     * The id of an existing order to track instead of buying one. `pulumi import` does the same for a new resource; this input adopts in place, for example after a lost state.
+     * The id of an order that already exists (`ord_...`), to track it instead of buying one, for example after a lost state or a moved resource. Create reads the order, checks that it is for `planId`, and waits for it like a purchase; changing it to another order replaces the resource, and removing it later is an update in place that calls nothing. Through the plugin, `pulumi import` does the same for a new resource; dynamic resources cannot be imported, so with the dynamic provider this is the way back.
      */
     public readonly adoptOrderId!: pulumi.Output<string | undefined>;
     /**
@@ -87,7 +87,7 @@ export class ProxyOrder extends pulumi.CustomResource {
      */
     public /*out*/ readonly readyAt!: pulumi.Output<string | undefined>;
     /**
-     * How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). `customTimeouts.create` (and `.update`), when set, take its place. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.
+     * How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). Through the plugin, `customTimeouts.create` (and `.update`), when set, take its place; they do not reach the dynamic provider, where this is the only deadline. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.
      */
     public readonly readyTimeout!: pulumi.Output<string>;
     /**
@@ -169,7 +169,7 @@ export class ProxyOrder extends pulumi.CustomResource {
  */
 export interface ProxyOrderArgs {
     /**
-     * The id of an existing order to track instead of buying one. `pulumi import` does the same for a new resource; this input adopts in place, for example after a lost state.
+     * The id of an order that already exists (`ord_...`), to track it instead of buying one, for example after a lost state or a moved resource. Create reads the order, checks that it is for `planId`, and waits for it like a purchase; changing it to another order replaces the resource, and removing it later is an update in place that calls nothing. Through the plugin, `pulumi import` does the same for a new resource; dynamic resources cannot be imported, so with the dynamic provider this is the way back.
      */
     adoptOrderId?: pulumi.Input<string>;
     /**
@@ -181,7 +181,7 @@ export interface ProxyOrderArgs {
      */
     planId: pulumi.Input<string>;
     /**
-     * How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). `customTimeouts.create` (and `.update`), when set, take its place. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.
+     * How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). Through the plugin, `customTimeouts.create` (and `.update`), when set, take its place; they do not reach the dynamic provider, where this is the only deadline. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.
      */
     readyTimeout?: pulumi.Input<string>;
     /**

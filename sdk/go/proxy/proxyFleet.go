@@ -32,7 +32,7 @@ type ProxyFleet struct {
 	PlanId pulumi.StringOutput `pulumi:"planId"`
 	// Every proxy of the fleet, flattened, each with its `orderId`; no credentials.
 	Proxies ProxyInfoArrayOutput `pulumi:"proxies"`
-	// How long create and update wait for the members, together, such as `20m` (1s to 24h). `customTimeouts`, when set, take its place. On timeout the fleet is recorded with what it holds and the next `pulumi up` resumes it. Defaults to `20m`.
+	// How long create and update wait for the members, together, such as `20m` (1s to 24h). Through the plugin, `customTimeouts`, when set, take its place; they do not reach the dynamic provider. On timeout the fleet is recorded with what it holds and the next `pulumi up` resumes it. Defaults to `20m`.
 	ReadyTimeout pulumi.StringOutput `pulumi:"readyTimeout"`
 	// Renew each member this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d): a member inside the window is replaced alone, by a new order (new proxies). Unset (the default), nothing is renewed.
 	RenewBefore pulumi.StringPtrOutput `pulumi:"renewBefore"`
@@ -104,7 +104,7 @@ type proxyFleetArgs struct {
 	Orders int `pulumi:"orders"`
 	// The plan every member buys, such as `dc-us-5`. Changing it replaces the fleet (new purchases).
 	PlanId string `pulumi:"planId"`
-	// How long create and update wait for the members, together, such as `20m` (1s to 24h). `customTimeouts`, when set, take its place. On timeout the fleet is recorded with what it holds and the next `pulumi up` resumes it. Defaults to `20m`.
+	// How long create and update wait for the members, together, such as `20m` (1s to 24h). Through the plugin, `customTimeouts`, when set, take its place; they do not reach the dynamic provider. On timeout the fleet is recorded with what it holds and the next `pulumi up` resumes it. Defaults to `20m`.
 	ReadyTimeout *string `pulumi:"readyTimeout"`
 	// Renew each member this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d): a member inside the window is replaced alone, by a new order (new proxies). Unset (the default), nothing is renewed.
 	RenewBefore *string `pulumi:"renewBefore"`
@@ -120,7 +120,7 @@ type ProxyFleetArgs struct {
 	Orders pulumi.IntInput
 	// The plan every member buys, such as `dc-us-5`. Changing it replaces the fleet (new purchases).
 	PlanId pulumi.StringInput
-	// How long create and update wait for the members, together, such as `20m` (1s to 24h). `customTimeouts`, when set, take its place. On timeout the fleet is recorded with what it holds and the next `pulumi up` resumes it. Defaults to `20m`.
+	// How long create and update wait for the members, together, such as `20m` (1s to 24h). Through the plugin, `customTimeouts`, when set, take its place; they do not reach the dynamic provider. On timeout the fleet is recorded with what it holds and the next `pulumi up` resumes it. Defaults to `20m`.
 	ReadyTimeout pulumi.StringPtrInput
 	// Renew each member this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d): a member inside the window is replaced alone, by a new order (new proxies). Unset (the default), nothing is renewed.
 	RenewBefore pulumi.StringPtrInput
@@ -250,7 +250,7 @@ func (o ProxyFleetOutput) Proxies() ProxyInfoArrayOutput {
 	return o.ApplyT(func(v *ProxyFleet) ProxyInfoArrayOutput { return v.Proxies }).(ProxyInfoArrayOutput)
 }
 
-// How long create and update wait for the members, together, such as `20m` (1s to 24h). `customTimeouts`, when set, take its place. On timeout the fleet is recorded with what it holds and the next `pulumi up` resumes it. Defaults to `20m`.
+// How long create and update wait for the members, together, such as `20m` (1s to 24h). Through the plugin, `customTimeouts`, when set, take its place; they do not reach the dynamic provider. On timeout the fleet is recorded with what it holds and the next `pulumi up` resumes it. Defaults to `20m`.
 func (o ProxyFleetOutput) ReadyTimeout() pulumi.StringOutput {
 	return o.ApplyT(func(v *ProxyFleet) pulumi.StringOutput { return v.ReadyTimeout }).(pulumi.StringOutput)
 }

@@ -18,7 +18,7 @@ import (
 type ProxyOrder struct {
 	pulumi.CustomResourceState
 
-	// The id of an existing order to track instead of buying one. `pulumi import` does the same for a new resource; this input adopts in place, for example after a lost state.
+	// The id of an order that already exists (`ord_...`), to track it instead of buying one, for example after a lost state or a moved resource. Create reads the order, checks that it is for `planId`, and waits for it like a purchase; changing it to another order replaces the resource, and removing it later is an update in place that calls nothing. Through the plugin, `pulumi import` does the same for a new resource; dynamic resources cannot be imported, so with the dynamic provider this is the way back.
 	AdoptOrderId pulumi.StringPtrOutput `pulumi:"adoptOrderId"`
 	// The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md).
 	ApiBaseUrl pulumi.StringPtrOutput `pulumi:"apiBaseUrl"`
@@ -42,7 +42,7 @@ type ProxyOrder struct {
 	PurchaseKey pulumi.StringPtrOutput `pulumi:"purchaseKey"`
 	// When the order became active (RFC 3339).
 	ReadyAt pulumi.StringPtrOutput `pulumi:"readyAt"`
-	// How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). `customTimeouts.create` (and `.update`), when set, take its place. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.
+	// How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). Through the plugin, `customTimeouts.create` (and `.update`), when set, take its place; they do not reach the dynamic provider, where this is the only deadline. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.
 	ReadyTimeout pulumi.StringOutput `pulumi:"readyTimeout"`
 	// Renew the order this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d). Once the order's `expiresAt` is that close, the preview plans a replacement and `pulumi up` buys a new order (new proxies: the API cannot extend one), waits for it, and only then stops tracking the old one. It must be shorter than the plan's lifetime. Unset (the default), nothing is renewed, since a renewal is a purchase; refresh and preview warn 7 days before expiry.
 	RenewBefore pulumi.StringPtrOutput `pulumi:"renewBefore"`
@@ -107,13 +107,13 @@ func (ProxyOrderState) ElementType() reflect.Type {
 }
 
 type proxyOrderArgs struct {
-	// The id of an existing order to track instead of buying one. `pulumi import` does the same for a new resource; this input adopts in place, for example after a lost state.
+	// The id of an order that already exists (`ord_...`), to track it instead of buying one, for example after a lost state or a moved resource. Create reads the order, checks that it is for `planId`, and waits for it like a purchase; changing it to another order replaces the resource, and removing it later is an update in place that calls nothing. Through the plugin, `pulumi import` does the same for a new resource; dynamic resources cannot be imported, so with the dynamic provider this is the way back.
 	AdoptOrderId *string `pulumi:"adoptOrderId"`
 	// Idempotency key of the purchase. Defaults to a key derived from the project, stack, resource name and plan, so that running `pulumi up` again never buys twice.
 	IdempotencyKey *string `pulumi:"idempotencyKey"`
 	// The plan to buy, such as `dc-us-5`. Changing it buys a new order (a replacement).
 	PlanId string `pulumi:"planId"`
-	// How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). `customTimeouts.create` (and `.update`), when set, take its place. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.
+	// How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). Through the plugin, `customTimeouts.create` (and `.update`), when set, take its place; they do not reach the dynamic provider, where this is the only deadline. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.
 	ReadyTimeout *string `pulumi:"readyTimeout"`
 	// Renew the order this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d). Once the order's `expiresAt` is that close, the preview plans a replacement and `pulumi up` buys a new order (new proxies: the API cannot extend one), waits for it, and only then stops tracking the old one. It must be shorter than the plan's lifetime. Unset (the default), nothing is renewed, since a renewal is a purchase; refresh and preview warn 7 days before expiry.
 	RenewBefore *string `pulumi:"renewBefore"`
@@ -123,13 +123,13 @@ type proxyOrderArgs struct {
 
 // The set of arguments for constructing a ProxyOrder resource.
 type ProxyOrderArgs struct {
-	// The id of an existing order to track instead of buying one. `pulumi import` does the same for a new resource; this input adopts in place, for example after a lost state.
+	// The id of an order that already exists (`ord_...`), to track it instead of buying one, for example after a lost state or a moved resource. Create reads the order, checks that it is for `planId`, and waits for it like a purchase; changing it to another order replaces the resource, and removing it later is an update in place that calls nothing. Through the plugin, `pulumi import` does the same for a new resource; dynamic resources cannot be imported, so with the dynamic provider this is the way back.
 	AdoptOrderId pulumi.StringPtrInput
 	// Idempotency key of the purchase. Defaults to a key derived from the project, stack, resource name and plan, so that running `pulumi up` again never buys twice.
 	IdempotencyKey pulumi.StringPtrInput
 	// The plan to buy, such as `dc-us-5`. Changing it buys a new order (a replacement).
 	PlanId pulumi.StringInput
-	// How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). `customTimeouts.create` (and `.update`), when set, take its place. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.
+	// How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). Through the plugin, `customTimeouts.create` (and `.update`), when set, take its place; they do not reach the dynamic provider, where this is the only deadline. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.
 	ReadyTimeout pulumi.StringPtrInput
 	// Renew the order this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d). Once the order's `expiresAt` is that close, the preview plans a replacement and `pulumi up` buys a new order (new proxies: the API cannot extend one), waits for it, and only then stops tracking the old one. It must be shorter than the plan's lifetime. Unset (the default), nothing is renewed, since a renewal is a purchase; refresh and preview warn 7 days before expiry.
 	RenewBefore pulumi.StringPtrInput
@@ -224,7 +224,7 @@ func (o ProxyOrderOutput) ToProxyOrderOutputWithContext(ctx context.Context) Pro
 	return o
 }
 
-// The id of an existing order to track instead of buying one. `pulumi import` does the same for a new resource; this input adopts in place, for example after a lost state.
+// The id of an order that already exists (`ord_...`), to track it instead of buying one, for example after a lost state or a moved resource. Create reads the order, checks that it is for `planId`, and waits for it like a purchase; changing it to another order replaces the resource, and removing it later is an update in place that calls nothing. Through the plugin, `pulumi import` does the same for a new resource; dynamic resources cannot be imported, so with the dynamic provider this is the way back.
 func (o ProxyOrderOutput) AdoptOrderId() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ProxyOrder) pulumi.StringPtrOutput { return v.AdoptOrderId }).(pulumi.StringPtrOutput)
 }
@@ -284,7 +284,7 @@ func (o ProxyOrderOutput) ReadyAt() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ProxyOrder) pulumi.StringPtrOutput { return v.ReadyAt }).(pulumi.StringPtrOutput)
 }
 
-// How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). `customTimeouts.create` (and `.update`), when set, take its place. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.
+// How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). Through the plugin, `customTimeouts.create` (and `.update`), when set, take its place; they do not reach the dynamic provider, where this is the only deadline. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.
 func (o ProxyOrderOutput) ReadyTimeout() pulumi.StringOutput {
 	return o.ApplyT(func(v *ProxyOrder) pulumi.StringOutput { return v.ReadyTimeout }).(pulumi.StringOutput)
 }

@@ -30,9 +30,9 @@ class ProxyOrderArgs:
         """
         The set of arguments for constructing a ProxyOrder resource.
         :param pulumi.Input[builtins.str] plan_id: The plan to buy, such as `dc-us-5`. Changing it buys a new order (a replacement).
-        :param pulumi.Input[builtins.str] adopt_order_id: The id of an existing order to track instead of buying one. `pulumi import` does the same for a new resource; this input adopts in place, for example after a lost state.
+        :param pulumi.Input[builtins.str] adopt_order_id: The id of an order that already exists (`ord_...`), to track it instead of buying one, for example after a lost state or a moved resource. Create reads the order, checks that it is for `planId`, and waits for it like a purchase; changing it to another order replaces the resource, and removing it later is an update in place that calls nothing. Through the plugin, `pulumi import` does the same for a new resource; dynamic resources cannot be imported, so with the dynamic provider this is the way back.
         :param pulumi.Input[builtins.str] idempotency_key: Idempotency key of the purchase. Defaults to a key derived from the project, stack, resource name and plan, so that running `pulumi up` again never buys twice.
-        :param pulumi.Input[builtins.str] ready_timeout: How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). `customTimeouts.create` (and `.update`), when set, take its place. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.
+        :param pulumi.Input[builtins.str] ready_timeout: How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). Through the plugin, `customTimeouts.create` (and `.update`), when set, take its place; they do not reach the dynamic provider, where this is the only deadline. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.
         :param pulumi.Input[builtins.str] renew_before: Renew the order this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d). Once the order's `expiresAt` is that close, the preview plans a replacement and `pulumi up` buys a new order (new proxies: the API cannot extend one), waits for it, and only then stops tracking the old one. It must be shorter than the plan's lifetime. Unset (the default), nothing is renewed, since a renewal is a purchase; refresh and preview warn 7 days before expiry.
         :param pulumi.Input[builtins.bool] wait_for_ready: Wait until the order is `active` and its proxies are assigned. Defaults to true.
         """
@@ -68,7 +68,7 @@ class ProxyOrderArgs:
     @pulumi.getter(name="adoptOrderId")
     def adopt_order_id(self) -> Optional[pulumi.Input[builtins.str]]:
         """
-        The id of an existing order to track instead of buying one. `pulumi import` does the same for a new resource; this input adopts in place, for example after a lost state.
+        The id of an order that already exists (`ord_...`), to track it instead of buying one, for example after a lost state or a moved resource. Create reads the order, checks that it is for `planId`, and waits for it like a purchase; changing it to another order replaces the resource, and removing it later is an update in place that calls nothing. Through the plugin, `pulumi import` does the same for a new resource; dynamic resources cannot be imported, so with the dynamic provider this is the way back.
         """
         return pulumi.get(self, "adopt_order_id")
 
@@ -92,7 +92,7 @@ class ProxyOrderArgs:
     @pulumi.getter(name="readyTimeout")
     def ready_timeout(self) -> Optional[pulumi.Input[builtins.str]]:
         """
-        How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). `customTimeouts.create` (and `.update`), when set, take its place. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.
+        How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). Through the plugin, `customTimeouts.create` (and `.update`), when set, take its place; they do not reach the dynamic provider, where this is the only deadline. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.
         """
         return pulumi.get(self, "ready_timeout")
 
@@ -145,10 +145,10 @@ class ProxyOrder(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[builtins.str] adopt_order_id: The id of an existing order to track instead of buying one. `pulumi import` does the same for a new resource; this input adopts in place, for example after a lost state.
+        :param pulumi.Input[builtins.str] adopt_order_id: The id of an order that already exists (`ord_...`), to track it instead of buying one, for example after a lost state or a moved resource. Create reads the order, checks that it is for `planId`, and waits for it like a purchase; changing it to another order replaces the resource, and removing it later is an update in place that calls nothing. Through the plugin, `pulumi import` does the same for a new resource; dynamic resources cannot be imported, so with the dynamic provider this is the way back.
         :param pulumi.Input[builtins.str] idempotency_key: Idempotency key of the purchase. Defaults to a key derived from the project, stack, resource name and plan, so that running `pulumi up` again never buys twice.
         :param pulumi.Input[builtins.str] plan_id: The plan to buy, such as `dc-us-5`. Changing it buys a new order (a replacement).
-        :param pulumi.Input[builtins.str] ready_timeout: How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). `customTimeouts.create` (and `.update`), when set, take its place. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.
+        :param pulumi.Input[builtins.str] ready_timeout: How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). Through the plugin, `customTimeouts.create` (and `.update`), when set, take its place; they do not reach the dynamic provider, where this is the only deadline. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.
         :param pulumi.Input[builtins.str] renew_before: Renew the order this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d). Once the order's `expiresAt` is that close, the preview plans a replacement and `pulumi up` buys a new order (new proxies: the API cannot extend one), waits for it, and only then stops tracking the old one. It must be shorter than the plan's lifetime. Unset (the default), nothing is renewed, since a renewal is a purchase; refresh and preview warn 7 days before expiry.
         :param pulumi.Input[builtins.bool] wait_for_ready: Wait until the order is `active` and its proxies are assigned. Defaults to true.
         """
@@ -263,7 +263,7 @@ class ProxyOrder(pulumi.CustomResource):
     @pulumi.getter(name="adoptOrderId")
     def adopt_order_id(self) -> pulumi.Output[Optional[builtins.str]]:
         """
-        The id of an existing order to track instead of buying one. `pulumi import` does the same for a new resource; this input adopts in place, for example after a lost state.
+        The id of an order that already exists (`ord_...`), to track it instead of buying one, for example after a lost state or a moved resource. Create reads the order, checks that it is for `planId`, and waits for it like a purchase; changing it to another order replaces the resource, and removing it later is an update in place that calls nothing. Through the plugin, `pulumi import` does the same for a new resource; dynamic resources cannot be imported, so with the dynamic provider this is the way back.
         """
         return pulumi.get(self, "adopt_order_id")
 
@@ -359,7 +359,7 @@ class ProxyOrder(pulumi.CustomResource):
     @pulumi.getter(name="readyTimeout")
     def ready_timeout(self) -> pulumi.Output[builtins.str]:
         """
-        How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). `customTimeouts.create` (and `.update`), when set, take its place. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.
+        How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). Through the plugin, `customTimeouts.create` (and `.update`), when set, take its place; they do not reach the dynamic provider, where this is the only deadline. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.
         """
         return pulumi.get(self, "ready_timeout")
 
