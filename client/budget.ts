@@ -17,7 +17,7 @@
  * `estimated_ready_at`), then `routine` polls. A single order never meets the rate; before the first answer from a
  * key, one request goes out alone, so that a fleet learns the hints from one answer instead of from a burst of `429`s.
  */
-import { setTimeout as sleepFor } from "node:timers/promises";
+import { realClock, type Clock } from "./clock";
 import { ProxyError } from "./errors";
 import { Pacer, type PacerOptions } from "./pacer";
 
@@ -35,13 +35,6 @@ export const DEFAULT_BUDGET_OPTIONS = {
   summaryEveryMs: 30_000,
 } as const;
 
-/** Clock of a budget; tests pass a simulated one. */
-export interface BudgetClock {
-  now(): number;
-  /** Waits `ms`; may reject or resolve early when `signal` aborts. */
-  sleep(ms: number, signal: AbortSignal): Promise<void>;
-}
-
 /** Options of a {@link RequestBudget}. */
 export interface BudgetOptions {
   /** How the send rate is learned (client/pacer.ts). */
@@ -51,7 +44,7 @@ export interface BudgetOptions {
   /** Least time between two summaries to the listeners. @default 30000 */
   summaryEveryMs?: number;
   /** @default the real clock */
-  clock?: BudgetClock;
+  clock?: Clock;
 }
 
 /** What a budget tells its listeners, at most every `summaryEveryMs` while it holds requests back. */
@@ -94,15 +87,10 @@ interface Waiter extends PermitRequest {
   fail(error: unknown): void;
 }
 
-const realClock: BudgetClock = {
-  now: () => Date.now(),
-  sleep: (ms, signal) => sleepFor(ms, undefined, { signal }).catch(() => undefined),
-};
-
 /** A per-key request budget; see the module's comment. Clients share one by the option `budget`. */
 export class RequestBudget {
   private readonly options: Required<Omit<BudgetOptions, "clock" | "pacing">>;
-  private readonly clock: BudgetClock;
+  private readonly clock: Clock;
   private readonly queue: Waiter[] = [];
   private readonly listeners = new Set<(summary: BudgetSummary) => void>();
   private seq = 0;
@@ -237,7 +225,8 @@ export class RequestBudget {
         this.wake = wake;
         const summaryIn = this.listeners.size > 0 ? this.lastSummaryAt + this.options.summaryEveryMs - now : Infinity;
         const ms = Math.max(1, Math.min(at - now, summaryIn));
-        await (Number.isFinite(ms) ? this.clock.sleep(ms, wake.signal) : aborted(wake.signal));
+        // Woken early when the queue changes: an aborted sleep is no error here.
+        await (Number.isFinite(ms) ? this.clock.sleep(ms, wake.signal).catch(() => undefined) : aborted(wake.signal));
       }
     } finally {
       this.pumping = false;

@@ -17,7 +17,8 @@ export { ProxyApiClient } from "../client/client";
 export type { ProxyFilters, CreateOrderResult, GetOrderResult } from "../client/client";
 export { DEFAULT_CLIENT_OPTIONS } from "../client/request";
 export { RequestBudget, BudgetDeadlineError, DEFAULT_BUDGET_OPTIONS } from "../client/budget";
-export type { BudgetClock, BudgetOptions, BudgetSummary, Permit, PermitRequest, RequestPriority } from "../client/budget";
+export type { Clock } from "../client/clock";
+export type { BudgetOptions, BudgetSummary, Permit, PermitRequest, RequestPriority } from "../client/budget";
 export type { ClientOptions, CallOptions, RetryEvent } from "../client/request";
 export type { CallTracer, CallTrace, CallOutcome } from "../client/trace";
 export {

@@ -6,8 +6,8 @@
  *   2. the API answers another request on the same base URL normally (a wrong base URL or path answers 404 to
  *      everything).
  */
-import { setTimeout as sleepFor } from "node:timers/promises";
 import type { ProxyApiClient } from "../client/client";
+import { realClock, type Clock } from "../client/clock";
 import { NotFoundError, ProxyApiError } from "../client/errors";
 import type { Order } from "../contract/types";
 
@@ -34,11 +34,12 @@ export async function confirmOrderGone(
   id: string,
   first: NotFoundError,
   options: AbsenceCheckOptions = {},
+  clock: Clock = realClock,
 ): Promise<Order | "gone"> {
   const rereads = options.rereads ?? DEFAULT_ABSENCE_CHECK.rereads;
   const delayMs = options.delayMs ?? DEFAULT_ABSENCE_CHECK.delayMs;
   for (let i = 0; i < rereads; i++) {
-    await sleepFor(delayMs);
+    await clock.sleep(delayMs);
     try {
       return (await client.getOrder(id)).order;
     } catch (error) {

@@ -2,6 +2,7 @@
  * What every resource's provider methods share: the settings (`configure`, with the environment as fallback), the
  * process's API client for them, the purchase flow, deadlines, and how a refresh explains a key it cannot use.
  */
+import { realClock, type Clock } from "../client/clock";
 import { AuthenticationError, PermissionError } from "../client/errors";
 import type { ClientOptions, RetryEvent } from "../client/request";
 import { callTracer } from "../tracing";
@@ -32,12 +33,15 @@ export interface ProviderOptions {
   accounts?: Accounts;
   /** Extra client options (tests shorten the retries or inject a dispatcher). */
   client?: Partial<ClientOptions>;
-  /** Extra waiter options (tests use a simulated clock or shorter polls). */
-  wait?: Partial<Omit<WaitOptions, "client" | "orderId" | "deadline">>;
+  /** Extra waiter options (tests use shorter polls). */
+  wait?: Partial<Omit<WaitOptions, "client" | "orderId" | "deadline" | "clock">>;
   /** How long a 404 must hold before an order counts as gone (tests shorten it). */
   absence?: AbsenceCheckOptions;
-  /** The time an order's expiry is judged by (tests use the sandbox's clock). @default Date.now */
-  now?: () => number;
+  /**
+   * The time an order's expiry is judged by, and the waits for an order and for a 404 to hold pass on (tests use the
+   * sandbox's clock). The API client keeps the real time. @default the real clock
+   */
+  clock?: Clock;
 }
 
 /** Where `configure` reads the `proxy:*` settings: the stack's config, or a provider plugin's own settings. */
@@ -63,8 +67,9 @@ export class ProviderCore {
 
   constructor(private readonly options: ProviderOptions = {}) {
     this.log = options.log ?? pulumiLog();
-    this.now = options.now ?? Date.now;
-    this.flow = createPurchaseFlow({ log: this.log, now: this.now, wait: options.wait, absence: options.absence });
+    const clock = options.clock ?? realClock;
+    this.now = () => clock.now();
+    this.flow = createPurchaseFlow({ log: this.log, clock, wait: options.wait, absence: options.absence });
   }
 
   /** The account of the current settings, shared with the process's other cores on the same base URL and key (account.ts). */

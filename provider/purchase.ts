@@ -7,6 +7,7 @@
  * order (402, an unknown plan, the rate limit past the deadline, repeated failures) throws.
  */
 import type { ProxyApiClient } from "../client/client";
+import type { Clock } from "../client/clock";
 import { NotFoundError, ProxyError } from "../client/errors";
 import { isSpentState, isTargetState } from "../contract/states";
 import type { Order } from "../contract/types";
@@ -60,10 +61,10 @@ export type PurchaseOutcome =
 /** What the purchase flow depends on. */
 export interface PurchaseFlowOptions {
   log: ProviderLog;
-  /** The time expiry is judged by. */
-  now: () => number;
-  /** Extra waiter options (tests use a simulated clock or shorter polls). */
-  wait?: Partial<Omit<WaitOptions, "client" | "orderId" | "deadline">>;
+  /** The time expiry is judged by, and the waits for an order and for a 404 to hold pass on. */
+  clock: Clock;
+  /** Extra waiter options (tests use shorter polls). */
+  wait?: Partial<Omit<WaitOptions, "client" | "orderId" | "deadline" | "clock">>;
   /** How long a 404 must hold before an order counts as gone. */
   absence?: AbsenceCheckOptions;
 }
@@ -105,7 +106,7 @@ class OrderPurchases implements PurchaseFlow {
       return order;
     } catch (error) {
       if (!(error instanceof NotFoundError)) throw error;
-      const found = await confirmOrderGone(api, id, error, this.options.absence);
+      const found = await confirmOrderGone(api, id, error, this.options.absence, this.options.clock);
       if (found === "gone" && !keySeesAccount(account, origin)) {
         throw new OrderAbsenceUnconfirmedError(absenceOtherKey(id), {
           status: error.status,
@@ -150,7 +151,7 @@ class OrderPurchases implements PurchaseFlow {
       // (the resource planned no successor key, so the key met it again). A spent order this very call may have
       // bought (its answer lost, then replayed) goes on to the waiter, which reports it as failed, by id.
       const spent = isSpentState(order.status);
-      const due = replacesOrder(assessExpiry({ ...order, expiresAt: orderExpiry(order), renewBefore: request.renewBefore }, this.options.now()));
+      const due = replacesOrder(assessExpiry({ ...order, expiresAt: orderExpiry(order), renewBefore: request.renewBefore }, this.options.clock.now()));
       if (!(boughtBeforeThisCall && (spent || due))) {
         if (replayed) {
           if (request.onCarriedOn) request.onCarriedOn(order);
@@ -190,18 +191,20 @@ class OrderPurchases implements PurchaseFlow {
     onHeld: (heldMs: number) => void,
     provisioning?: PlanProvisioningTimes,
   ): Promise<PurchaseOutcome> {
-    const { log, wait } = this.options;
+    const { log, wait, clock } = this.options;
     try {
       const ready = await waitForOrder({
         client: api,
         orderId: order.id,
         signal: request.signal,
-        deadline: (wait?.clock?.now() ?? Date.now()) + (request.deadline - Date.now()),
+        // The request's deadline is in real time, as the API client keeps it; the waiter's is on the flow's clock.
+        deadline: clock.now() + (request.deadline - Date.now()),
         lastSeen: order,
         onProgress: request.onProgress ?? ((p) => log.info(`proxy: order ${p.orderId} is ${p.status} (waited ${formatDuration(p.waitedMs)})`)),
         onHeld,
         provisioning,
         ...wait,
+        clock,
       });
       return { kind: "done", order: ready, purchaseKey };
     } catch (error) {

@@ -14,8 +14,8 @@
  * When the API's rate limit is short, the process's request budget decides when a poll really goes: polls at the
  * estimate before routine ones, and every order in turn.
  */
-import { setTimeout as sleepFor } from "node:timers/promises";
 import type { ProxyApiClient } from "../client/client";
+import { realClock, type Clock } from "../client/clock";
 import { NotFoundError, ProxyError } from "../client/errors";
 import {
   isPendingState,
@@ -77,12 +77,6 @@ export interface WaitOptions {
   clock?: Clock;
 }
 
-/** The time, and a way to let it pass. */
-export interface Clock {
-  now(): number;
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
-
 /** A progress report while waiting. */
 export interface WaitProgress {
   orderId: string;
@@ -133,8 +127,6 @@ export class OrderWaitCancelledError extends ProxyError {
     super(`Waiting for order ${orderId} was cancelled (last state: ${lastSeen?.status ?? "not yet visible"}).`, "wait_cancelled");
   }
 }
-
-const realClock = { now: () => Date.now(), sleep: (ms: number, signal?: AbortSignal) => sleepFor(ms, undefined, { signal }) };
 
 /** Polls `GET /v1/orders/{id}` until the order is active; rejects with one of the errors above or the client's. */
 export async function waitForOrder(options: WaitOptions): Promise<Order> {

@@ -3,7 +3,8 @@
  */
 import { MockAgent } from "undici";
 import { afterEach, vi } from "vitest";
-import { RequestBudget, type BudgetClock } from "../../client/budget";
+import { RequestBudget } from "../../client/budget";
+import type { Clock } from "../../client/clock";
 import { ProxyApiClient } from "../../client/client";
 import type { ClientOptions } from "../../client/request";
 import { timing } from "../../client/timing";
@@ -42,7 +43,7 @@ export function mockApi(options: Partial<ClientOptions> & { random?: number } = 
 }
 
 /** A clock whose sleeps return at once, move its time on, and are recorded. */
-export function recordingClock(sleeps: number[] = [], start = Date.now()): BudgetClock & { sleeps: number[] } {
+export function recordingClock(sleeps: number[] = [], start = Date.now()): Clock & { sleeps: number[] } {
   let now = start;
   return {
     sleeps,

@@ -34,7 +34,7 @@ function at(api: () => Sandbox, apiKey?: string) {
     env: { PROXY_API_BASE_URL: api().url, PROXY_API_KEY: apiKey ?? api().apiKey },
     log: { info: (m: string) => void lines.push(`info ${m}`), warn: (m: string) => void lines.push(`warn ${m}`) },
     client: { initialRetryDelayMs: 10, maxRetryDelayMs: 20 },
-    wait: { clock: sandboxClock(api) },
+    clock: sandboxClock(api),
     absence: { delayMs: 5 },
     accounts,
   };

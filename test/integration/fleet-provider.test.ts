@@ -26,9 +26,8 @@ function provider() {
     env: { PROXY_API_BASE_URL: sandbox.current.url, PROXY_API_KEY: sandbox.current.apiKey },
     log: { info: (m) => lines.push(`info ${m}`), warn: (m) => lines.push(`warn ${m}`) },
     client: { initialRetryDelayMs: 10, maxRetryDelayMs: 20 },
-    wait: { clock: sandboxClock(() => sandbox.current) },
+    clock: sandboxClock(() => sandbox.current),
     absence: { delayMs: 10 },
-    now: () => sandbox.current.clock.now(),
     accounts,
   });
   return { p, lines };
@@ -220,7 +219,7 @@ describe("refresh from the list", () => {
       env: { PROXY_API_BASE_URL: sandbox.current.url, PROXY_API_KEY: sandbox.current.apiKey },
       log: { info: () => undefined, warn: () => undefined },
       absence: { delayMs: 10 },
-      now: () => sandbox.current.clock.now(),
+      clock: sandboxClock(() => sandbox.current),
       client: { initialRetryDelayMs: 10, maxRetryDelayMs: 20 },
       // A process of its own, so that it cannot use the listing of the refresh it is compared with.
       accounts: new Accounts(),

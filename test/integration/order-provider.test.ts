@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { RequestBudget } from "../../client/budget";
+import { realClock } from "../../client/clock";
 import { AuthenticationError } from "../../client/errors";
 import { OrderAbsenceUnconfirmedError } from "../../provider/absence";
 import { Accounts } from "../../provider/account";
@@ -26,7 +27,7 @@ function provider(extra: Partial<OrderProviderOptions> = {}, target: () => Sandb
     env: { PROXY_API_BASE_URL: target().url, PROXY_API_KEY: target().apiKey },
     log: { info: (m) => lines.push(`info ${m}`), warn: (m) => lines.push(`warn ${m}`) },
     client: { initialRetryDelayMs: 10, maxRetryDelayMs: 20 },
-    wait: { clock: sandboxClock(target) },
+    clock: sandboxClock(target),
     absence: { delayMs: 10 },
     accounts,
     ...extra,
@@ -418,7 +419,7 @@ describe("a fleet under the API's rate limit", () => {
     try {
       const { p, lines } = provider({
         client: { budget: new RequestBudget({ summaryEveryMs: 500 }) },
-        wait: {},
+        clock: realClock,
       }, () => limited);
       const orders = await Promise.all(Array.from({ length: 16 }, (_, i) => p.create(inputs({ idempotencyKey: `fleet-${i}` }))));
       expect(orders.map((o) => o.outs.status)).toEqual(Array(16).fill("active"));
@@ -437,7 +438,7 @@ describe("a fleet under the API's rate limit", () => {
   it("without RateLimit hints, learns the limit from 429s: every order bought once, none failed", async () => {
     const limited = await startSandbox({ rateLimit: { requestsPerSecond: 8, burst: 4 }, rateLimitHints: false, provisioningMs: 300 });
     try {
-      const { p } = provider({ wait: {} }, () => limited);
+      const { p } = provider({ clock: realClock }, () => limited);
       const orders = await Promise.all(Array.from({ length: 16 }, (_, i) => p.create(inputs({ idempotencyKey: `blind-${i}` }))));
       expect(orders.map((o) => o.outs.status)).toEqual(Array(16).fill("active"));
       expect(limited.createdOrders).toHaveLength(16);
@@ -452,7 +453,7 @@ describe("a fleet under the API's rate limit", () => {
     try {
       // As the plugin makes them: one core per operation, on one process-wide budget for the key.
       const budget = new RequestBudget({ summaryEveryMs: 500 });
-      const cores = Array.from({ length: 16 }, () => provider({ client: { budget }, wait: {} }, () => limited));
+      const cores = Array.from({ length: 16 }, () => provider({ client: { budget }, clock: realClock }, () => limited));
       await Promise.all(cores.map(({ p }, i) => p.create(inputs({ idempotencyKey: `core-${i}` }))));
       const summaries = cores.map(({ lines }) => lines.filter((l) => l.includes("the API's rate limit is holding")));
       expect(summaries.filter((lines) => lines.length > 0)).toHaveLength(1);

@@ -30,7 +30,7 @@ beforeAll(async () => {
     core: {
       env: {},
       client: { initialRetryDelayMs: 10, maxRetryDelayMs: 20 },
-      wait: { clock: sandboxClock(() => sandbox.current) },
+      clock: sandboxClock(() => sandbox.current),
       absence: { delayMs: 10 },
     },
   });

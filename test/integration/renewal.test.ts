@@ -27,8 +27,7 @@ function provider() {
     env: { PROXY_API_BASE_URL: sandbox.current.url, PROXY_API_KEY: sandbox.current.apiKey },
     log: { info: () => {}, warn: (m) => warnings.push(m) },
     client: { initialRetryDelayMs: 10, maxRetryDelayMs: 20 },
-    wait: { clock: sandboxClock(() => sandbox.current) },
-    now: () => sandbox.current.clock.now(),
+    clock: sandboxClock(() => sandbox.current),
     accounts,
   });
   return { p, warnings };

@@ -1,18 +1,19 @@
 import { describe, expect, it } from "vitest";
-import { BudgetDeadlineError, readRateLimitHints, RequestBudget, type BudgetClock, type Permit, type RequestPriority } from "../../client/budget";
+import type { Clock } from "../../client/clock";
+import { BudgetDeadlineError, readRateLimitHints, RequestBudget, type Permit, type RequestPriority } from "../../client/budget";
 
 /** A clock that moves only when the test advances it; sleepers wake in time order, aborted ones at once. */
 function manualClock() {
   let now = 0;
   const sleepers: { at: number; wake: () => void }[] = [];
   const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
-  const clock: BudgetClock & { advance(ms: number): Promise<void> } = {
+  const clock: Clock & { advance(ms: number): Promise<void> } = {
     now: () => now,
     sleep: (ms, signal) =>
       new Promise<void>((resolve) => {
         const sleeper = { at: now + ms, wake: resolve };
         sleepers.push(sleeper);
-        signal.addEventListener("abort", () => {
+        signal?.addEventListener("abort", () => {
           sleepers.splice(sleepers.indexOf(sleeper), 1);
           resolve();
         }, { once: true });
