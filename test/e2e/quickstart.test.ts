@@ -1,6 +1,15 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ORDER_TYPE, type CliResult } from "../helpers/pulumi";
+import { ORDER_TYPE, REPO_ROOT, type CliResult } from "../helpers/pulumi";
 import { useStack } from "../helpers/stack";
+
+/** Every key path of `value` with the type found there (an array by its first item), sorted. */
+function shapeOf(value: unknown, at = ""): string[] {
+  if (Array.isArray(value)) return shapeOf(value[0], `${at}[]`);
+  if (value !== null && typeof value === "object") return Object.entries(value).flatMap(([key, inner]) => shapeOf(inner, `${at}.${key}`)).sort();
+  return [`${at}: ${value === null ? "null" : typeof value}`];
+}
 
 describe("examples/quickstart with the real Pulumi CLI", () => {
   const stack = useStack("examples/quickstart", { sandbox: { provisioningMs: 1500 } });
@@ -23,6 +32,9 @@ describe("examples/quickstart with the real Pulumi CLI", () => {
     const outputs = await stack.program.outputs();
     expect(outputs).toMatchObject({ orderId: stack.sandbox.createdOrders[0]?.id, status: "active", credentials: "[secret]", proxiesInCountry: 5 });
     expect(outputs.proxies).toHaveLength(5);
+    // docs/operating.md shows these outputs: its sample has their shape (every key, at every depth).
+    const sample = /## What the stack outputs look like[\s\S]*?```json\n([\s\S]*?)```/.exec(readFileSync(join(REPO_ROOT, "docs", "operating.md"), "utf8"))?.[1];
+    expect(shapeOf(JSON.parse(sample ?? "null"))).toEqual(shapeOf(outputs));
     expect((outputs.usage as { bandwidth: { usedBytes: number } }).bandwidth.usedBytes).toBeGreaterThanOrEqual(0);
     const secrets = await stack.program.outputs({ showSecrets: true });
     expect((secrets.credentials as Array<{ password: string }>)[0]?.password).toMatch(/^[0-9a-f]{24}$/);

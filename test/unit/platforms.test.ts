@@ -23,4 +23,11 @@ describe("the plugin's platforms", () => {
       for (const list of full) expect([...list.matchAll(/[a-z]+-(?:amd64|arm64)/g)].map((m) => m[0]).sort(), `${page}: ${list}`).toEqual(built);
     }
   });
+
+  it("the platform table of docs/operating.md has a row for each archive", async () => {
+    const { TARGETS } = (await import(join(REPO_ROOT, "scripts", "dist.mjs"))) as { TARGETS: Record<string, unknown> };
+    const text = readFileSync(join(REPO_ROOT, "docs", "operating.md"), "utf8");
+    const rows = text.split("## Platforms")[1]?.split("\n").filter((line) => /^\| [a-z]+-(amd64|arm64) \|/.test(line)) ?? [];
+    expect(rows.map((row) => row.split("|")[1]?.trim()).sort()).toEqual(Object.keys(TARGETS).sort());
+  });
 });
