@@ -10,7 +10,6 @@
  * runs a provider process of its own. A test that needs a clean start makes its own {@link Accounts}.
  */
 import { createHash } from "node:crypto";
-import { RequestBudget } from "../client/budget";
 import { ProxyApiClient } from "../client/client";
 import type { ClientOptions } from "../client/request";
 import { RefreshLister } from "./listing";
@@ -19,7 +18,7 @@ import { PurchaseTally, type ProviderLog } from "./rate-limit-report";
 
 /** One API account's client and what the process learned and shares about it; see the module's comment. */
 export class Account {
-  /** The client of the account's calls; its budget is the account's. */
+  /** The client of the account's calls; its budget (its own unless the options name one) is the account's. */
   readonly api: ProxyApiClient;
   /** Reads of one refresh share the listings of the account's proxies (listing.ts). */
   readonly refreshes: RefreshLister;
@@ -32,7 +31,7 @@ export class Account {
     options: ClientOptions,
     private readonly summaryLog: ProviderLog,
   ) {
-    this.api = new ProxyApiClient({ ...options, budget: options.budget ?? new RequestBudget() });
+    this.api = new ProxyApiClient(options);
     this.refreshes = new RefreshLister(this.api);
   }
 

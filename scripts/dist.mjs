@@ -58,29 +58,26 @@ const targets = (process.env.DIST_TARGETS ?? Object.keys(TARGETS).join(",")).spl
 const log = (message) => process.stderr.write(`dist: ${message}\n`);
 const run = (command, args, options = {}) => execFileSync(command, args, { cwd: root, stdio: ["ignore", "pipe", "inherit"], encoding: "utf8", ...options });
 
-/** The Node binary of `pkg@version`, installed once into the cache (any platform: --force skips npm's os/cpu check). */
-function nodeBinary(pkg, nodeVersion) {
-  const dir = join(cacheRoot, "node-bin", `${pkg}-${nodeVersion}`);
-  const bin = join(dir, "node_modules", pkg, "bin", pkg.startsWith("node-win") ? "node.exe" : "node");
+/**
+ * The executable `bin/<file>` of npm's `pkg@version`, installed once into the cache (any platform: --force skips npm's
+ * os/cpu check). Node's binaries and Bun's come this way.
+ */
+function cachedBinary(pkg, version, file) {
+  const dir = join(cacheRoot, "node-bin", `${pkg.replace("/", "+")}-${version}`);
+  const bin = join(dir, "node_modules", ...pkg.split("/"), "bin", file);
   if (!existsSync(bin)) {
-    log(`fetching ${pkg}@${nodeVersion} into ${dir}`);
+    log(`fetching ${pkg}@${version} into ${dir}`);
     mkdirSync(dir, { recursive: true });
-    run("npm", ["install", "--prefix", dir, "--no-save", "--no-audit", "--no-fund", "--ignore-scripts", "--force", `${pkg}@${nodeVersion}`]);
+    run("npm", ["install", "--prefix", dir, "--no-save", "--no-audit", "--no-fund", "--ignore-scripts", "--force", `${pkg}@${version}`]);
   }
   return bin;
 }
 
-/** Bun's executable from npm's `pkg@BUN_VERSION`, installed once into the cache (any platform, like nodeBinary). */
-function bunBinary(pkg) {
-  const dir = join(cacheRoot, "node-bin", `${pkg.replace("/", "+")}-${BUN_VERSION}`);
-  const bin = join(dir, "node_modules", ...pkg.split("/"), "bin", "bun");
-  if (!existsSync(bin)) {
-    log(`fetching ${pkg}@${BUN_VERSION} into ${dir}`);
-    mkdirSync(dir, { recursive: true });
-    run("npm", ["install", "--prefix", dir, "--no-save", "--no-audit", "--no-fund", "--ignore-scripts", "--force", `${pkg}@${BUN_VERSION}`]);
-  }
-  return bin;
-}
+/** The Node binary of `pkg@version`. */
+const nodeBinary = (pkg, nodeVersion) => cachedBinary(pkg, nodeVersion, pkg.startsWith("node-win") ? "node.exe" : "node");
+
+/** Bun's executable from npm's `pkg@BUN_VERSION`. */
+const bunBinary = (pkg) => cachedBinary(pkg, BUN_VERSION, "bun");
 
 /**
  * Compiles the bundled `script` with Bun into the runtime of `bunTarget` (`bun-darwin-arm64`, or `bun-linux-x64`,
