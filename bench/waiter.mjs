@@ -37,13 +37,13 @@ export async function simulateWaiter(root, t, estimateError) {
   const estimate = estimateError === undefined ? {} : { estimatedReadyAt: new Date(start + t * (1 + estimateError)).toISOString() };
   const order = (status) => ({ id: "ord_1", planId: "p", status, ...(status === "active" ? {} : estimate) });
   const client = {
+    clock: { now: () => now, sleep: async (ms) => void (now += ms) },
     async getOrder() {
       gets += 1;
       return { order: order(now - start >= t ? "active" : "provisioning") };
     },
   };
-  const clock = { now: () => now, sleep: async (ms) => void (now += ms) };
-  await waitForOrder({ client, orderId: "ord_1", deadline: start + 7_200_000, lastSeen: order("pending"), clock });
+  await waitForOrder({ client, orderId: "ord_1", deadline: start + 7_200_000, lastSeen: order("pending") });
   return { lag: now - start - t, gets };
 }
 

@@ -60,7 +60,7 @@ export interface BudgetSummary {
 /** What a held request needs to know. */
 export interface PermitRequest {
   priority: RequestPriority;
-  /** Epoch milliseconds after which the request is no longer wanted: `acquire` then rejects with {@link BudgetDeadlineError}. */
+  /** Epoch milliseconds on the budget's clock after which the request is no longer wanted: `acquire` then rejects with {@link BudgetDeadlineError}. */
   deadline?: number;
   signal?: AbortSignal;
 }
@@ -223,7 +223,9 @@ export class RequestBudget {
         }
         const wake = new AbortController();
         this.wake = wake;
-        const summaryIn = this.listeners.size > 0 ? this.lastSummaryAt + this.options.summaryEveryMs - now : Infinity;
+        // Waiting for an answer in flight, the answer wakes the loop (and a summary can wait for it): no time is slept
+        // through, which a simulated clock would jump.
+        const summaryIn = this.listeners.size > 0 && Number.isFinite(at) ? this.lastSummaryAt + this.options.summaryEveryMs - now : Infinity;
         const ms = Math.max(1, Math.min(at - now, summaryIn));
         // Woken early when the queue changes: an aborted sleep is no error here.
         await (Number.isFinite(ms) ? this.clock.sleep(ms, wake.signal).catch(() => undefined) : aborted(wake.signal));

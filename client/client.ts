@@ -7,6 +7,7 @@ import { orderWire, proxyPageWire, readWire, toOrder, toProxyPage, toUsage, usag
 import { UnexpectedResponseError } from "./errors";
 import { parseRetryAfter } from "./retry-after";
 import type { RequestBudget } from "./budget";
+import type { Clock } from "./clock";
 import { RequestSender, type ApiResponse, type CallOptions, type ClientOptions } from "./request";
 
 /** Filters of `GET /v1/proxies`. All are optional; lists are sent comma separated. */
@@ -64,6 +65,11 @@ export class ProxyApiClient {
   /** The request budget this client's calls go through (its own, or the one given as the option `budget`). */
   get budget(): RequestBudget {
     return this.sender.budget;
+  }
+
+  /** The time this client's deadlines count in (its option `clock`): a caller's waits between calls pass on it too. */
+  get clock(): Clock {
+    return this.sender.clock;
   }
 
   /** Iterates over the pages of `GET /v1/proxies`, following `next_cursor` only. */

@@ -6,6 +6,7 @@
 import type { Dispatcher } from "undici";
 import { problemWire } from "../contract/wire";
 import { BudgetDeadlineError, RequestBudget, type Permit, type RequestPriority } from "./budget";
+import { realClock, type Clock } from "./clock";
 import { defaultDispatcher } from "./dispatcher";
 import {
   ConnectionError,
@@ -17,7 +18,7 @@ import {
 } from "./errors";
 import { backoffDelay, isRetryable } from "./retry";
 import { parseRetryAfter } from "./retry-after";
-import { timing } from "./timing";
+import { jitter } from "./jitter";
 import type { CallTrace, CallTracer } from "./trace";
 import { USER_AGENT } from "./version";
 
@@ -55,6 +56,11 @@ export interface ClientOptions {
    * @default a budget of this client's own
    */
   budget?: RequestBudget;
+  /**
+   * The time the client's deadlines count in and its back-offs pass on; a budget the client makes of its own takes it
+   * too. (Tests pass a simulated one; the provider passes its own.) @default the real clock
+   */
+  clock?: Clock;
   /** Told of every call, its attempts, its waits and its back-offs (client/trace.ts). @default none */
   tracer?: CallTracer;
   /** Called before each retry after an error (for logs); not for a `429`, which is a wait. It receives no secret. */
@@ -71,7 +77,7 @@ export interface CallOptions {
   /** Cancels the call, its retries and its waits; it rejects with a ConnectionError of code `aborted`. */
   signal?: AbortSignal;
   /**
-   * A later deadline for this call, in epoch milliseconds: the call ends at the later of this and now +
+   * A later deadline for this call, in epoch milliseconds on the client's clock: the call ends at the later of this and now +
    * `callDeadlineMs`, waits for the rate limit included. A call the rate limit holds back past it rejects with a
    * RateLimitError. (A poll may wait for its turn until its order's deadline.)
    */
@@ -136,8 +142,10 @@ export interface ApiResponse {
 
 /** Sends API requests with one set of options. */
 export class RequestSender {
-  private readonly options: Required<Omit<ClientOptions, "dispatcher" | "onRetry" | "budget" | "tracer">> & Pick<ClientOptions, "onRetry" | "tracer">;
+  private readonly options: Required<Omit<ClientOptions, "dispatcher" | "onRetry" | "budget" | "tracer" | "clock">> & Pick<ClientOptions, "onRetry" | "tracer">;
   private readonly dispatcher: Dispatcher | undefined;
+  /** The client's time (its option `clock`). */
+  readonly clock: Clock;
   /** The budget every attempt waits in. */
   readonly budget: RequestBudget;
 
@@ -149,7 +157,8 @@ export class RequestSender {
       baseUrl: options.baseUrl.replace(/\/+$/, ""),
     };
     this.dispatcher = options.dispatcher as Dispatcher | undefined;
-    this.budget = options.budget ?? new RequestBudget();
+    this.clock = options.clock ?? realClock;
+    this.budget = options.budget ?? new RequestBudget({ clock: this.clock });
     if (options.maxRateShare !== undefined) this.budget.limitShare(options.maxRateShare / 100);
   }
 
@@ -170,7 +179,7 @@ export class RequestSender {
 
   private async sendTraced(req: ApiRequest, path: string, trace: CallTrace | undefined): Promise<ApiResponse> {
     const { maxAttempts, callDeadlineMs, maxRetryAfterMs } = this.options;
-    const deadline = Math.max(Date.now() + callDeadlineMs, req.deadline ?? 0);
+    const deadline = Math.max(this.clock.now() + callDeadlineMs, req.deadline ?? 0);
     const idempotent = req.method === "GET" || req.idempotencyKey !== undefined;
 
     let uncertain = false;
@@ -196,8 +205,8 @@ export class RequestSender {
       if (hint !== undefined && hint > maxRetryAfterMs) {
         throw result;
       }
-      const delayMs = Math.max(hint ?? 0, backoffDelay(attempt - 1, this.options, timing.random));
-      if (Date.now() + delayMs >= deadline) {
+      const delayMs = Math.max(hint ?? 0, backoffDelay(attempt - 1, this.options, jitter.random));
+      if (this.clock.now() + delayMs >= deadline) {
         throw result;
       }
       trace?.backoff(delayMs, { status: result.status, requestId: result.requestId, code: result.code });
@@ -211,7 +220,7 @@ export class RequestSender {
       });
       attempt += 1;
       try {
-        await timing.sleep(delayMs, req.signal);
+        await this.clock.sleep(delayMs, req.signal);
       } catch {
         throw this.connectionError(req.method, path, "aborted", "the call was cancelled");
       }
@@ -286,14 +295,15 @@ export class RequestSender {
       headers["idempotency-key"] = req.idempotencyKey;
     }
 
-    const remaining = deadline - Date.now();
+    const remaining = deadline - this.clock.now();
     if (remaining <= 0) {
       return this.connectionError(req.method, path, "deadline", "the call's deadline passed before the request was sent");
     }
     if (req.signal?.aborted) {
       return this.connectionError(req.method, path, "aborted", "the call was cancelled");
     }
-    const timeout = AbortSignal.timeout(remaining);
+    // Whole milliseconds: AbortSignal.timeout refuses a fraction, which a simulated clock may give.
+    const timeout = AbortSignal.timeout(Math.ceil(remaining));
     try {
       // The dispatcher's own method, not undici's top-level `request(url, { dispatcher })`: on Node 26 the global
       // dispatcher is Node's bundled undici, whose instance methods refuse an `opts.dispatcher` that the top-level

@@ -73,7 +73,7 @@ export class FleetProvider implements Omit<Engine, "read"> {
   async diff(id: string, olds: FleetOutputs, news: FleetInputs) {
     const api = this.core.accountIfConfigured()?.api;
     const elsewhere = api ? this.warnElsewhere(id, olds, api, "preview") : new Set<string>();
-    const change = planFleetChange(olds, news, this.core.now(), elsewhere);
+    const change = planFleetChange(olds, news, this.core.clock.now(), elsewhere);
     for (const line of change.warnings) this.core.log.warn(line);
     return { changes: change.changes, replaces: change.replaces, diffs: change.diffs, deleteBeforeReplace: false };
   }
@@ -104,7 +104,7 @@ export class FleetProvider implements Omit<Engine, "read"> {
       const members = await this.refreshMembers(account, props.members ?? [], seen);
       const retiring = await this.refreshMembers(account, props.retiring ?? [], seen);
       const outs = toFleetOutputs(props, members, retiring, seen.known);
-      for (const line of planFleet(outs.members, props, this.core.now(), elsewhere).notices) this.core.log.warn(line);
+      for (const line of planFleet(outs.members, props, this.core.clock.now(), elsewhere).notices) this.core.log.warn(line);
       return { id, props: outs, inputs: fleetInputsOf(props) };
     });
   }
@@ -153,7 +153,7 @@ export class FleetProvider implements Omit<Engine, "read"> {
     const { log } = this.core;
     const { api } = this.core.account();
     const elsewhere = olds ? this.warnElsewhere(id, olds, api, "update") : new Set<string>();
-    const plan = planFleet(olds?.members ?? [], inputs, this.core.now(), elsewhere);
+    const plan = planFleet(olds?.members ?? [], inputs, this.core.clock.now(), elsewhere);
     const inRange = (m: FleetMember) => m.slot < inputs.orders;
     for (const member of [...plan.drops, ...(olds?.retiring ?? []).filter((m) => !inRange(m))]) log.warn(memberDropped(member.orderId, member.slot));
     const purchases = describePurchases(plan, inputs.planId);
@@ -172,7 +172,7 @@ export class FleetProvider implements Omit<Engine, "read"> {
     const account = this.core.account();
     const { flow } = this.core;
     // No line per member: the budget's summary speaks for the fleet under the rate limit, and `progress` for its waits.
-    const progress = new FleetProgress(this.core.log, `the fleet's orders of plan ${inputs.planId}`, actions.length);
+    const progress = new FleetProgress(this.core.log, `the fleet's orders of plan ${inputs.planId}`, actions.length, () => this.core.clock.now());
     const deadline = this.core.deadlineOf(inputs, operation);
     const run = async (action: MemberAction): Promise<MemberResult> => {
       const slot = action.kind === "buy" ? action.slot : action.member.slot;
@@ -225,7 +225,7 @@ export class FleetProvider implements Omit<Engine, "read"> {
     members: FleetMember[],
     seen: { stored: Map<string, OrderProxies>; listed: Map<string, ProxyRecord[]>; known: Map<string, OrderProxies>; elsewhere: ReadonlySet<string> },
   ): Promise<FleetMember[]> {
-    const now = this.core.now();
+    const now = this.core.clock.now();
     const unchanged = (member: FleetMember): OrderProxies | undefined => {
       const held = seen.stored.get(member.orderId);
       const listed = seen.listed.get(member.orderId);

@@ -36,11 +36,15 @@ const GATHER_MS = 50;
 const FRESH_MS = 10_000;
 
 /** What listings found: the proxies of each order seen, the orders asked for, and whether the whole list was read. */
-interface Listing {
+interface Found {
   byOrder: Map<string, ProxyRecord[]>;
   complete: boolean;
   /** The orders these listings looked for: one of them that is not in `byOrder` is not listed. */
   covered: ReadonlySet<string>;
+}
+
+/** What a refresh's listings found, and when the first of them was read (on the client's clock). */
+interface Listing extends Found {
   at: number;
 }
 
@@ -54,8 +58,8 @@ export async function listForOrders(
   api: Pick<ProxyApiClient, "listProxyPages">,
   wanted: ReadonlySet<string>,
   largeAccount = false,
-): Promise<Listing | undefined> {
-  if (wanted.size < 2) return { byOrder: new Map(), complete: false, covered: new Set(), at: Date.now() };
+): Promise<Found | undefined> {
+  if (wanted.size < 2) return { byOrder: new Map(), complete: false, covered: new Set() };
   try {
     return await listPages(api, wanted, largeAccount);
   } catch (error) {
@@ -64,7 +68,7 @@ export async function listForOrders(
   }
 }
 
-async function listPages(api: Pick<ProxyApiClient, "listProxyPages">, wanted: ReadonlySet<string>, largeAccount: boolean): Promise<Listing | undefined> {
+async function listPages(api: Pick<ProxyApiClient, "listProxyPages">, wanted: ReadonlySet<string>, largeAccount: boolean): Promise<Found | undefined> {
   const byOrder = new Map<string, ProxyRecord[]>();
   const add = (proxies: ProxyRecord[]) => {
     for (const proxy of proxies) {
@@ -80,10 +84,10 @@ async function listPages(api: Pick<ProxyApiClient, "listProxyPages">, wanted: Re
     const pages = api.listProxyPages({ pageSize: LIST_PAGE_SIZE });
     const first = (await pages.next()).value as ProxyPage | undefined;
     await pages.return(undefined);
-    if (!first) return { byOrder, complete: true, covered: wanted, at: Date.now() };
+    if (!first) return { byOrder, complete: true, covered: wanted };
     add(first.proxies);
     if (first.proxies.length > 0 && byOrder.size === 0) return undefined;
-    if (first.nextCursor === undefined) return { byOrder, complete: true, covered: wanted, at: Date.now() };
+    if (first.nextCursor === undefined) return { byOrder, complete: true, covered: wanted };
   }
   // A larger account: the stack's own orders, asked by id.
   const ids = [...wanted].filter((id) => !byOrder.has(id));
@@ -101,12 +105,12 @@ async function listPages(api: Pick<ProxyApiClient, "listProxyPages">, wanted: Re
       if (!repeat) add(page.proxies);
       // An API that ignores the filter answers the whole list: read it by the economy's rules (module comment).
       const left = unmatched(ignored ? wanted : batch, byOrder);
-      if (ignored && page.nextCursor === undefined) return { byOrder, complete: true, covered: wanted, at: Date.now() };
+      if (ignored && page.nextCursor === undefined) return { byOrder, complete: true, covered: wanted };
       const stop = page.nextCursor === undefined || left === 0 || (!repeat && left === (ignored ? before.wanted : before.batch)) || fetched + 1 > left + (repeat ? 1 : 0);
       if (stop) break;
     }
   }
-  return { byOrder, complete: false, covered: wanted, at: Date.now() };
+  return { byOrder, complete: false, covered: wanted };
 }
 
 /** How many of `wanted` the listing has not shown yet. */
@@ -152,15 +156,16 @@ export class RefreshLister {
     // A fresh listing answers every read it can: an order it shows, or one it looked for (then not listed), or any
     // order once the whole list was read. A read it cannot answer joins the next listing, which asks for the orders
     // of a large account by id, so late reads never list from the first page again.
-    const fresh = this.listing && Date.now() - this.listing.at < FRESH_MS ? this.listing : undefined;
+    const clock = this.api.clock;
+    const fresh = this.listing && clock.now() - this.listing.at < FRESH_MS ? this.listing : undefined;
     if (fresh && (fresh.complete || fresh.byOrder.has(orderId) || fresh.covered.has(orderId))) return fresh.byOrder.get(orderId);
     if (!this.pending) {
       const wanted = new Set<string>();
-      const result = new Promise<void>((resolve) => setTimeout(resolve, GATHER_MS)).then(async () => {
+      const result = clock.sleep(GATHER_MS).then(async () => {
         try {
           const found = await listForOrders(this.api, wanted, Boolean(fresh));
           // A list that cannot tell (no order_id, or it failed) is not asked again while it would be fresh.
-          this.listing = merge(fresh, found ?? { byOrder: new Map(), complete: false, covered: wanted, at: Date.now() });
+          this.listing = merge(fresh, { ...(found ?? { byOrder: new Map(), complete: false, covered: wanted }), at: clock.now() });
           return this.listing;
         } finally {
           this.pending = undefined;

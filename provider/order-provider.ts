@@ -65,7 +65,7 @@ export class OrderProvider implements Omit<Engine, "read"> {
 
   /** What changes, and whether it replaces the order; a replacement that follows the stored order plans its key. */
   async diff(_id: string, olds: OrderOutputs, news: OrderInputs) {
-    const change = planOrderChange(olds, news, this.core.now());
+    const change = planOrderChange(olds, news, this.core.clock.now());
     for (const line of change.warnings) this.core.log.warn(line);
     const api = this.core.accountIfConfigured()?.api;
     const elsewhere = api && otherApi(olds, api);
@@ -89,7 +89,7 @@ export class OrderProvider implements Omit<Engine, "read"> {
    */
   async read(id: string, props?: OrderOutputs): ReturnType<Read> {
     if (!props) throw new ProxyError(`Order ${id} has no stored properties to refresh.`, "no_properties");
-    const { log, now } = this.core;
+    const { log, clock } = this.core;
     return this.core.explainStoredConfig(async () => {
       const account = this.core.account();
       const { api } = account;
@@ -99,7 +99,7 @@ export class OrderProvider implements Omit<Engine, "read"> {
         return { id, props, inputs: inputsOf(props) };
       }
       const listed = isTargetState(props.status) ? await account.refreshes.lookup(id) : undefined;
-      const unchanged = unchangedInList(listed, props.proxies ?? [], props.credentials ?? [], now());
+      const unchanged = unchangedInList(listed, props.proxies ?? [], props.credentials ?? [], clock.now());
       if (unchanged) witness(account, props);
       const order = unchanged ? storedOrder(props) : await this.core.flow.readOrder(account, id, props);
       if (order === "gone") {
@@ -110,7 +110,7 @@ export class OrderProvider implements Omit<Engine, "read"> {
         ...toOutputs(props, order, props.purchaseKey ?? null, props),
         ...(unchanged && props.expiresAt !== undefined ? { expiresAt: props.expiresAt } : {}),
       };
-      const expiry = assessExpiry(outs, now());
+      const expiry = assessExpiry(outs, clock.now());
       const said = expiry.kind === "unknown" ? undefined : expiryMessage(id, outs.planId, expiry, outs.renewBefore);
       if (said) log.warn(said);
       // `inputs` lets the engine diff against what the program declares, so a refresh leaves no phantom diff.

@@ -38,8 +38,9 @@ export interface ProviderOptions {
   /** How long a 404 must hold before an order counts as gone (tests shorten it). */
   absence?: AbsenceCheckOptions;
   /**
-   * The time an order's expiry is judged by, and the waits for an order and for a 404 to hold pass on (tests use the
-   * sandbox's clock). The API client keeps the real time. @default the real clock
+   * The one clock of the core: the time an order's expiry and every deadline are judged by, and what the waits for an
+   * order, for a 404 to hold and for the rate limit, and the API client's back-offs, pass on (tests use the sandbox's
+   * clock). An account's client keeps the clock of the core that first used the account. @default the real clock
    */
   clock?: Clock;
 }
@@ -60,16 +61,15 @@ export interface OperationOptions {
 /** What every resource's provider methods share: one per provider object. */
 export class ProviderCore {
   readonly log: ProviderLog;
-  /** The time an order's expiry is judged by. */
-  readonly now: () => number;
+  /** The core's one clock (its option `clock`): expiry, deadlines, and every wait, the API client's included. */
+  readonly clock: Clock;
   readonly flow: PurchaseFlow;
   private lookup: ConfigLookup = () => undefined;
 
   constructor(private readonly options: ProviderOptions = {}) {
     this.log = options.log ?? pulumiLog();
-    const clock = options.clock ?? realClock;
-    this.now = () => clock.now();
-    this.flow = createPurchaseFlow({ log: this.log, clock, wait: options.wait, absence: options.absence });
+    this.clock = options.clock ?? realClock;
+    this.flow = createPurchaseFlow({ log: this.log, clock: this.clock, wait: options.wait, absence: options.absence });
   }
 
   /** The account of the current settings, shared with the process's other cores on the same base URL and key (account.ts). */
@@ -81,6 +81,7 @@ export class ProviderCore {
       maxRateShare,
       // Made inside a traced operation when the engine asked for traces, so the account's client tells its calls.
       tracer: callTracer(),
+      clock: this.clock,
       onRetry: (e: RetryEvent) =>
         this.log.info(`proxy: ${e.method} ${e.path} failed (${e.status ?? e.code}); retry ${e.attempt} in ${formatDuration(e.delayMs)}`),
       ...this.options.client,
@@ -125,7 +126,7 @@ export class ProviderCore {
 
   /** When an operation must end: the deadline of a purchase's turn under the rate limit and of the wait. */
   deadlineOf(inputs: { readyTimeout: string }, operation: OperationOptions): number {
-    return Date.now() + (operation.timeoutMs ?? parseDuration(inputs.readyTimeout) ?? 0);
+    return this.clock.now() + (operation.timeoutMs ?? parseDuration(inputs.readyTimeout) ?? 0);
   }
 
   /** A 401 or 403 during refresh says which configuration a refresh uses. */

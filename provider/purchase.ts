@@ -191,20 +191,18 @@ class OrderPurchases implements PurchaseFlow {
     onHeld: (heldMs: number) => void,
     provisioning?: PlanProvisioningTimes,
   ): Promise<PurchaseOutcome> {
-    const { log, wait, clock } = this.options;
+    const { log, wait } = this.options;
     try {
       const ready = await waitForOrder({
         client: api,
         orderId: order.id,
         signal: request.signal,
-        // The request's deadline is in real time, as the API client keeps it; the waiter's is on the flow's clock.
-        deadline: clock.now() + (request.deadline - Date.now()),
+        deadline: request.deadline,
         lastSeen: order,
         onProgress: request.onProgress ?? ((p) => log.info(`proxy: order ${p.orderId} is ${p.status} (waited ${formatDuration(p.waitedMs)})`)),
         onHeld,
         provisioning,
         ...wait,
-        clock,
       });
       return { kind: "done", order: ready, purchaseKey };
     } catch (error) {

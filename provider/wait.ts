@@ -15,7 +15,7 @@
  * estimate before routine ones, and every order in turn.
  */
 import type { ProxyApiClient } from "../client/client";
-import { realClock, type Clock } from "../client/clock";
+import type { Clock } from "../client/clock";
 import { NotFoundError, ProxyError } from "../client/errors";
 import {
   isPendingState,
@@ -41,7 +41,8 @@ export const DEFAULT_WAIT_SCHEDULE = {
 
 /** Everything {@link waitForOrder} needs. */
 export interface WaitOptions {
-  client: Pick<ProxyApiClient, "getOrder">;
+  /** The client of the polls: its clock is the waiter's, so the deadline counts in one time. */
+  client: Pick<ProxyApiClient, "getOrder" | "clock">;
   orderId: string;
   /** Epoch milliseconds after which waiting stops with an OrderWaitTimeoutError. */
   deadline: number;
@@ -73,8 +74,6 @@ export interface WaitOptions {
   notFoundWindowMs?: number;
   /** @default 30000 */
   progressEveryMs?: number;
-  /** Clock and sleep; tests pass a simulated pair. @default the real ones */
-  clock?: Clock;
 }
 
 /** A progress report while waiting. */
@@ -131,7 +130,7 @@ export class OrderWaitCancelledError extends ProxyError {
 /** Polls `GET /v1/orders/{id}` until the order is active; rejects with one of the errors above or the client's. */
 export async function waitForOrder(options: WaitOptions): Promise<Order> {
   const { client, orderId, signal } = options;
-  const clock = options.clock ?? realClock;
+  const clock = client.clock;
   const schedule = {
     basePollMs: options.basePollMs ?? DEFAULT_WAIT_SCHEDULE.basePollMs,
     pollGrowth: options.pollGrowth ?? DEFAULT_WAIT_SCHEDULE.pollGrowth,
@@ -179,10 +178,9 @@ export async function waitForOrder(options: WaitOptions): Promise<Order> {
       try {
         await clock.sleep(Math.min(remaining, pause), signal);
         // Under a rate limit, a poll at the order's estimate goes before routine ones, and may wait for its turn until
-        // the order's deadline (on the real clock, which the client counts on, whatever this waiter's clock is).
+        // the order's deadline.
         const priority = expectedAt() <= clock.now() ? "due" : "routine";
-        const deadline = Date.now() + (options.deadline - clock.now());
-        const result = await client.getOrder(orderId, { signal, deadline, priority, onHeld: options.onHeld });
+        const result = await client.getOrder(orderId, { signal, deadline: options.deadline, priority, onHeld: options.onHeld });
         polled = true;
         lastSeen = result.order;
         hintMs = result.retryAfterMs;

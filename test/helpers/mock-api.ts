@@ -3,11 +3,10 @@
  */
 import { MockAgent } from "undici";
 import { afterEach, vi } from "vitest";
-import { RequestBudget } from "../../client/budget";
 import type { Clock } from "../../client/clock";
 import { ProxyApiClient } from "../../client/client";
 import type { ClientOptions } from "../../client/request";
-import { timing } from "../../client/timing";
+import { jitter } from "../../client/jitter";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -23,15 +22,11 @@ export function mockApi(options: Partial<ClientOptions> & { random?: number } = 
   agent.disableNetConnect();
   const pool = agent.get(BASE_URL);
   const sleeps: number[] = [];
-  vi.spyOn(timing, "sleep").mockImplementation(async (ms: number) => {
-    sleeps.push(ms);
-  });
-  vi.spyOn(timing, "random").mockReturnValue(random);
-  // The budget's waits (a 429's Retry-After) are recorded with the retries' and pass no real time either. The retry
-  // loop's sleeps do not move the budget's clock, so its slow start would hold a fifth attempt at the same instant: a
-  // first rate high enough for these tests of the client (the pacer has tests of its own).
-  const budget = new RequestBudget({ clock: recordingClock(sleeps), pacing: { initialRatePerSecond: 100 } });
-  const client = new ProxyApiClient({ baseUrl: BASE_URL, apiKey: API_KEY, dispatcher: agent, budget, ...clientOptions });
+  vi.spyOn(jitter, "random").mockReturnValue(random);
+  // The retries' back-offs and the budget's waits (a 429's Retry-After) pass on one clock that records them and lets
+  // no real time pass.
+  const clock = recordingClock(sleeps);
+  const client = new ProxyApiClient({ baseUrl: BASE_URL, apiKey: API_KEY, dispatcher: agent, clock, ...clientOptions });
   return {
     agent,
     pool,

@@ -109,10 +109,10 @@ describe("client against the sandbox", () => {
 
   it("tolerates the read-after-write burst of 404s while waiting", async () => {
     sandbox.current.faults.notFoundReadsForNewOrders = 2;
-    const client = sandbox.client();
-    const { order } = await client.createOrder({ planId: "dc-us-5", idempotencyKey: "burst-1" });
     const clock = sandboxClock(() => sandbox.current);
-    const active = await waitForOrder({ client, orderId: order.id, deadline: clock.now() + 10_000, clock });
+    const client = sandbox.client({ clock });
+    const { order } = await client.createOrder({ planId: "dc-us-5", idempotencyKey: "burst-1" });
+    const active = await waitForOrder({ client, orderId: order.id, deadline: clock.now() + 10_000 });
     expect(active.status).toBe("active");
     const reads = sandbox.current.requests.filter((r) => r.path === `/v1/orders/${order.id}`);
     expect(reads.slice(0, 2).map((r) => r.status)).toEqual([404, 404]);

@@ -39,13 +39,14 @@ function scripted(answers: Array<Order | Error>) {
   const sim = simulatedClock();
   let calls = 0;
   const client = {
+    clock: sim.clock,
     async getOrder() {
       const next = answers[Math.min(calls++, answers.length - 1)];
       if (next instanceof Error) throw next;
       return { order: next as Order, retryAfterMs: undefined };
     },
   };
-  return { ...sim, client, calls: () => calls, base: { client, orderId: "ord_1", clock: sim.clock } };
+  return { ...sim, client, calls: () => calls, base: { client, orderId: "ord_1" } };
 }
 
 /**
@@ -56,6 +57,7 @@ function provisioning(readyAfterMs: number, hint?: { estimateError: number }) {
   const sim = simulatedClock();
   let gets = 0;
   const client = {
+    clock: sim.clock,
     async getOrder() {
       gets++;
       const ready = sim.clock.now() - START >= readyAfterMs;
@@ -68,7 +70,7 @@ function provisioning(readyAfterMs: number, hint?: { estimateError: number }) {
     /** Runs the waiter and returns how late it saw the order, and how many GETs it made. */
     async run(provisioning?: PlanProvisioningTimes) {
       const first = order("pending", hint ? { estimatedReadyAt: new Date(START + readyAfterMs * (1 + hint.estimateError)).toISOString() } : {});
-      await waitForOrder({ client, orderId: "ord_1", clock: sim.clock, deadline: START + 3_600_000, lastSeen: first, provisioning });
+      await waitForOrder({ client, orderId: "ord_1", deadline: START + 3_600_000, lastSeen: first, provisioning });
       return { lagMs: sim.clock.now() - START - readyAfterMs, gets };
     },
   };
@@ -205,8 +207,8 @@ describe("the polling schedule, on a simulated clock", () => {
             ? new Promise<void>((_, reject) => signal?.addEventListener("abort", () => reject(signal.reason)))
             : Promise.resolve(void (now += ms)),
       };
-      const client = { getOrder: async () => (gets++, { order: order(now - START >= 20_000 ? "active" : "provisioning"), retryAfterMs: undefined }) };
-      const waiting = waitForOrder({ client, orderId: "ord_1", clock, deadline: START + 3_600_000, lastSeen: order("pending"), provisioning: times });
+      const client = { clock, getOrder: async () => (gets++, { order: order(now - START >= 20_000 ? "active" : "provisioning"), retryAfterMs: undefined }) };
+      const waiting = waitForOrder({ client, orderId: "ord_1", deadline: START + 3_600_000, lastSeen: order("pending"), provisioning: times });
       await new Promise((resolve) => setTimeout(resolve, 10));
       expect(gets).toBe(0);
       times.observe(20_000);
