@@ -7,20 +7,14 @@
  *      everything).
  */
 import type { ProxyApiClient } from "../client/client";
-import { realClock, type Clock } from "../client/clock";
 import { NotFoundError, ProxyApiError } from "../client/errors";
 import type { Order } from "../contract/types";
 
-/** How long a 404 must hold. */
-export interface AbsenceCheckOptions {
-  /** Reads after the first 404 that must also answer 404. @default 5 */
-  rereads?: number;
-  /** Pause before each re-read, in milliseconds; together they span the read-after-write window. @default 2000 */
-  delayMs?: number;
-}
-
-/** Defaults of {@link AbsenceCheckOptions}: about 10 seconds of 404s. */
-export const DEFAULT_ABSENCE_CHECK = { rereads: 5, delayMs: 2000 } as const;
+/**
+ * How long a 404 must hold: `rereads` reads after the first must also answer 404, each `delayMs` after the last,
+ * together spanning the read-after-write window (about 10 seconds, on the client's clock).
+ */
+const ABSENCE_CHECK = { rereads: 5, delayMs: 2000 } as const;
 
 /** A 404 that could not be confirmed: the order is kept, and the message says why. */
 export class OrderAbsenceUnconfirmedError extends ProxyApiError {}
@@ -30,16 +24,12 @@ export class OrderAbsenceUnconfirmedError extends ProxyApiError {}
  * its absence is certain, and rejects with an {@link OrderAbsenceUnconfirmedError} when it is not.
  */
 export async function confirmOrderGone(
-  client: Pick<ProxyApiClient, "getOrder" | "getUsage">,
+  client: Pick<ProxyApiClient, "getOrder" | "getUsage" | "clock">,
   id: string,
   first: NotFoundError,
-  options: AbsenceCheckOptions = {},
-  clock: Clock = realClock,
 ): Promise<Order | "gone"> {
-  const rereads = options.rereads ?? DEFAULT_ABSENCE_CHECK.rereads;
-  const delayMs = options.delayMs ?? DEFAULT_ABSENCE_CHECK.delayMs;
-  for (let i = 0; i < rereads; i++) {
-    await clock.sleep(delayMs);
+  for (let i = 0; i < ABSENCE_CHECK.rereads; i++) {
+    await client.clock.sleep(ABSENCE_CHECK.delayMs);
     try {
       return (await client.getOrder(id)).order;
     } catch (error) {

@@ -6,7 +6,6 @@ import { realClock, type Clock } from "../client/clock";
 import { AuthenticationError, PermissionError } from "../client/errors";
 import type { ClientOptions, RetryEvent } from "../client/request";
 import { callTracer } from "../tracing";
-import type { AbsenceCheckOptions } from "./absence";
 import { processAccounts, type Account, type Accounts } from "./account";
 import { ConfigurationError, resolveSettings, type ConfigLookup } from "./config";
 import { formatDuration, parseDuration } from "./duration";
@@ -14,7 +13,6 @@ import { checkFields, withDefaults, type ResourceSpec } from "./fields";
 import { createPurchaseFlow, type PurchaseFlow } from "./purchase";
 import { UNKNOWN } from "./pulumi-host";
 import type { ProviderLog } from "./rate-limit-report";
-import type { WaitOptions } from "./wait";
 
 /** What a 401 or 403 during refresh means: the key used is the one stored with the stack's last `pulumi up`. */
 const STORED_CONFIG_ADVICE =
@@ -31,12 +29,8 @@ export interface ProviderOptions {
   summaryLog?: ProviderLog;
   /** The accounts the core shares with the process (tests start clean with their own). @default the process's */
   accounts?: Accounts;
-  /** Extra client options (tests shorten the retries or inject a dispatcher). */
+  /** Extra options of the account's client, such as a dispatcher or a budget to share (tests also change the attempts). */
   client?: Partial<ClientOptions>;
-  /** Extra waiter options (tests use shorter polls). */
-  wait?: Partial<Omit<WaitOptions, "client" | "orderId" | "deadline" | "clock">>;
-  /** How long a 404 must hold before an order counts as gone (tests shorten it). */
-  absence?: AbsenceCheckOptions;
   /**
    * The one clock of the core: the time an order's expiry and every deadline are judged by, and what the waits for an
    * order, for a 404 to hold and for the rate limit, and the API client's back-offs, pass on (tests use the sandbox's
@@ -69,7 +63,7 @@ export class ProviderCore {
   constructor(private readonly options: ProviderOptions = {}) {
     this.log = options.log ?? pulumiLog();
     this.clock = options.clock ?? realClock;
-    this.flow = createPurchaseFlow({ log: this.log, clock: this.clock, wait: options.wait, absence: options.absence });
+    this.flow = createPurchaseFlow({ log: this.log, clock: this.clock });
   }
 
   /** The account of the current settings, shared with the process's other cores on the same base URL and key (account.ts). */

@@ -11,7 +11,7 @@ import type { Clock } from "../client/clock";
 import { NotFoundError, ProxyError } from "../client/errors";
 import { isSpentState, isTargetState } from "../contract/states";
 import type { Order } from "../contract/types";
-import { confirmApiAnswers, confirmOrderGone, OrderAbsenceUnconfirmedError, type AbsenceCheckOptions } from "./absence";
+import { confirmApiAnswers, confirmOrderGone, OrderAbsenceUnconfirmedError } from "./absence";
 import { formatDuration } from "./duration";
 import { keyAfterRemovedOrder, nextPurchaseKey } from "./idempotency";
 import { absenceOtherKey } from "./messages";
@@ -20,7 +20,7 @@ import { assessExpiry, orderExpiry, replacesOrder } from "./renewal";
 import type { Account } from "./account";
 import type { PlanProvisioningTimes } from "./provisioning";
 import { heldReporter, type ProviderLog } from "./rate-limit-report";
-import { OrderFailedError, OrderWaitCancelledError, OrderWaitTimeoutError, waitForOrder, type WaitOptions, type WaitProgress } from "./wait";
+import { OrderFailedError, OrderWaitCancelledError, OrderWaitTimeoutError, waitForOrder, type WaitProgress } from "./wait";
 
 /** Re-purchases after spent orders, per purchase, before giving up (each one was reported). */
 const MAX_REPURCHASES = 3;
@@ -61,12 +61,8 @@ export type PurchaseOutcome =
 /** What the purchase flow depends on. */
 export interface PurchaseFlowOptions {
   log: ProviderLog;
-  /** The time expiry is judged by, and the waits for an order and for a 404 to hold pass on. */
+  /** The time expiry is judged by (the core's clock; the waits pass on the account's client's, the same one). */
   clock: Clock;
-  /** Extra waiter options (tests use shorter polls). */
-  wait?: Partial<Omit<WaitOptions, "client" | "orderId" | "deadline" | "clock">>;
-  /** How long a 404 must hold before an order counts as gone. */
-  absence?: AbsenceCheckOptions;
 }
 
 /** The purchase flow of one provider core. */
@@ -106,7 +102,7 @@ class OrderPurchases implements PurchaseFlow {
       return order;
     } catch (error) {
       if (!(error instanceof NotFoundError)) throw error;
-      const found = await confirmOrderGone(api, id, error, this.options.absence, this.options.clock);
+      const found = await confirmOrderGone(api, id, error);
       if (found === "gone" && !keySeesAccount(account, origin)) {
         throw new OrderAbsenceUnconfirmedError(absenceOtherKey(id), {
           status: error.status,
@@ -191,7 +187,7 @@ class OrderPurchases implements PurchaseFlow {
     onHeld: (heldMs: number) => void,
     provisioning?: PlanProvisioningTimes,
   ): Promise<PurchaseOutcome> {
-    const { log, wait } = this.options;
+    const { log } = this.options;
     try {
       const ready = await waitForOrder({
         client: api,
@@ -202,7 +198,6 @@ class OrderPurchases implements PurchaseFlow {
         onProgress: request.onProgress ?? ((p) => log.info(`proxy: order ${p.orderId} is ${p.status} (waited ${formatDuration(p.waitedMs)})`)),
         onHeld,
         provisioning,
-        ...wait,
       });
       return { kind: "done", order: ready, purchaseKey };
     } catch (error) {

@@ -33,9 +33,7 @@ function at(api: () => Sandbox, apiKey?: string) {
   const options = {
     env: { PROXY_API_BASE_URL: api().url, PROXY_API_KEY: apiKey ?? api().apiKey },
     log: { info: (m: string) => void lines.push(`info ${m}`), warn: (m: string) => void lines.push(`warn ${m}`) },
-    client: { initialRetryDelayMs: 10, maxRetryDelayMs: 20 },
     clock: sandboxClock(api),
-    absence: { delayMs: 5 },
     accounts,
   };
   return { order: createOrderProvider(options), fleet: createFleetProvider(options), lines };

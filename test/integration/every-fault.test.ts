@@ -25,7 +25,6 @@ describe("a fleet of 12 under every fault the contract allows", () => {
       env: { PROXY_API_BASE_URL: api.url, PROXY_API_KEY: sandbox.current.apiKey },
       log: { info: () => undefined, warn: () => undefined },
       accounts: new Accounts(),
-      absence: { delayMs: 100 },
     });
     const inputs = { planId: "dc-us-5", orders: 12, waitForReady: true, readyTimeout: "5m", idempotencyKey: "every-fault-fleet", __provider: "p" };
     const { id, outs } = await fleet.create(inputs);

@@ -25,9 +25,7 @@ function provider() {
   const p = createFleetProvider({
     env: { PROXY_API_BASE_URL: sandbox.current.url, PROXY_API_KEY: sandbox.current.apiKey },
     log: { info: (m) => lines.push(`info ${m}`), warn: (m) => lines.push(`warn ${m}`) },
-    client: { initialRetryDelayMs: 10, maxRetryDelayMs: 20 },
     clock: sandboxClock(() => sandbox.current),
-    absence: { delayMs: 10 },
     accounts,
   });
   return { p, lines };
@@ -218,9 +216,7 @@ describe("refresh from the list", () => {
     const direct = createFleetProvider({
       env: { PROXY_API_BASE_URL: sandbox.current.url, PROXY_API_KEY: sandbox.current.apiKey },
       log: { info: () => undefined, warn: () => undefined },
-      absence: { delayMs: 10 },
       clock: sandboxClock(() => sandbox.current),
-      client: { initialRetryDelayMs: 10, maxRetryDelayMs: 20 },
       // A process of its own, so that it cannot use the listing of the refresh it is compared with.
       accounts: new Accounts(),
     });

@@ -26,9 +26,7 @@ function provider(extra: Partial<OrderProviderOptions> = {}, target: () => Sandb
   const p = createOrderProvider({
     env: { PROXY_API_BASE_URL: target().url, PROXY_API_KEY: target().apiKey },
     log: { info: (m) => lines.push(`info ${m}`), warn: (m) => lines.push(`warn ${m}`) },
-    client: { initialRetryDelayMs: 10, maxRetryDelayMs: 20 },
     clock: sandboxClock(target),
-    absence: { delayMs: 10 },
     accounts,
     ...extra,
   });
@@ -296,7 +294,7 @@ describe("read (refresh)", () => {
     const { apiBaseUrl: _api, apiKeyFingerprint: _key, ...outs } = recorded;
     const wrong = createOrderProvider({
       env: { PROXY_API_BASE_URL: `${sandbox.current.url}/api`, PROXY_API_KEY: sandbox.current.apiKey },
-      absence: { delayMs: 1 },
+      clock: sandboxClock(() => sandbox.current),
     });
     const error = await wrong.read(id, outs).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OrderAbsenceUnconfirmedError);
@@ -384,7 +382,7 @@ describe("an order the operator removed (the key's replay answers 404)", () => {
   it("buys nothing when the purchase's 404 does not come from the API (wrong base URL), and names the setting", async () => {
     const wrong = createOrderProvider({
       env: { PROXY_API_BASE_URL: `${sandbox.current.url}/api`, PROXY_API_KEY: sandbox.current.apiKey },
-      absence: { delayMs: 1 },
+      clock: sandboxClock(() => sandbox.current),
     });
     const error = await wrong.create(inputs()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OrderAbsenceUnconfirmedError);

@@ -29,9 +29,7 @@ beforeAll(async () => {
   server = await startPluginServer({
     core: {
       env: {},
-      client: { initialRetryDelayMs: 10, maxRetryDelayMs: 20 },
       clock: sandboxClock(() => sandbox.current),
-      absence: { delayMs: 10 },
     },
   });
   client = new ResourceProviderClient(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure());

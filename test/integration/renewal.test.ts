@@ -26,7 +26,6 @@ function provider() {
   const p = createOrderProvider({
     env: { PROXY_API_BASE_URL: sandbox.current.url, PROXY_API_KEY: sandbox.current.apiKey },
     log: { info: () => {}, warn: (m) => warnings.push(m) },
-    client: { initialRetryDelayMs: 10, maxRetryDelayMs: 20 },
     clock: sandboxClock(() => sandbox.current),
     accounts,
   });
