@@ -1,0 +1,148 @@
+#!/usr/bin/env node
+// K stacks on one key, simulated: one request budget per stack (client/budget.ts, as each `pulumi up` process has its
+// own) against the sandbox's rate limiter, on a virtual clock, so a case takes milliseconds instead of the minutes of
+// bench/fleet-resource.mjs's real `pulumi up`s. A model, not a measurement: each stack is a fleet reduced to its
+// requests (N purchases at once, then one read of each order T after its purchase, or polls without estimates), with
+// 3 s of engine start and 1 s of engine end; figures to compare pacing designs, not to quote as the bench's.
+//
+// `node bench/stacks-sim.mjs` after `npm run build`. SIM_CASES: K:N:R:T cases as BENCH_STACKS takes them, with
+// `:on-429`, `:never`, `:late=<s>`, `:latency=<ms>`, `:window=<s>`, `:no-estimates`; SIM_SEEDS (default 1,7,13) vary
+// the latency's jitter; SIM_PACING, a JSON object of PacerOptions, tries other pacer settings.
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const require = createRequire(import.meta.url);
+const { RequestBudget } = require(join(root, "dist", "client", "budget.js"));
+const { RateLimiter } = require(join(root, "dist", "sandbox", "rate-limit.js"));
+
+const ENGINE_START_MS = 3000;
+const ENGINE_END_MS = 1000;
+
+/** A virtual clock: time moves only to the next sleeper once everything runnable has run. */
+function virtualClock() {
+  let now = 0;
+  const sleepers = [];
+  return {
+    now: () => now,
+    sleep: (ms, signal) =>
+      new Promise((resolve) => {
+        const sleeper = { at: now + ms, wake: resolve };
+        sleepers.push(sleeper);
+        signal?.addEventListener("abort", () => {
+          const index = sleepers.indexOf(sleeper);
+          if (index !== -1) sleepers.splice(index, 1);
+          resolve();
+        }, { once: true });
+      }),
+    /** Runs until `done()`: lets promises settle, then wakes the earliest sleeper. */
+    async run(done) {
+      const settle = async () => {
+        for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+      };
+      while (!done()) {
+        await settle();
+        if (done()) break;
+        sleepers.sort((a, b) => a.at - b.at);
+        const next = sleepers.shift();
+        if (!next) throw new Error("the simulation is stuck: nothing sleeps and nothing is done");
+        now = Math.max(now, next.at);
+        next.wake();
+      }
+    },
+  };
+}
+
+/** One case: K stacks of N orders on a key of R requests a second. */
+export async function simulateStacks({ k, n, r, t, hints = "always", lateMs = 0, latencyMs = 5, windowSeconds, estimates = true, seed = 1, pacing = {} }) {
+  const clock = virtualClock();
+  const limiter = new RateLimiter({ requestsPerSecond: r, burst: r, windowSeconds }, clock.now);
+  let state = seed;
+  const random = () => (state = (state * 16807) % 2147483647) / 2147483647;
+  const refusals = [];
+  let calls = 0;
+  const starts = [];
+
+  const send = async (budget, stack, priority) => {
+    for (;;) {
+      const permit = await budget.acquire({ priority });
+      const trip = latencyMs * (0.8 + 0.4 * random());
+      await clock.sleep(trip / 2 + 1);
+      const decision = limiter.take("key");
+      calls += 1;
+      await clock.sleep(trip / 2 + 1);
+      const withHints = hints === "always" || (hints === "on-429" && !decision.allowed);
+      const headers = withHints
+        ? { "ratelimit-limit": String(decision.limit), "ratelimit-remaining": String(decision.remaining), "ratelimit-reset": String(decision.resetSeconds) }
+        : {};
+      if (decision.allowed) return permit.settle({ status: 200, headers });
+      refusals.push({ stack, at: clock.now() });
+      permit.settle({ status: 429, headers, retryAfterMs: decision.retryAfterSeconds * 1000 });
+    }
+  };
+
+  const stack = async (index) => {
+    await clock.sleep((index === k - 1 ? lateMs : 0) + ENGINE_START_MS);
+    starts[index] = clock.now();
+    const budget = new RequestBudget({ clock, pacing });
+    await Promise.all(
+      Array.from({ length: n }, async () => {
+        await send(budget, index, "urgent");
+        const readyAt = clock.now() + t * 1000;
+        if (estimates) {
+          await clock.sleep(readyAt - clock.now());
+          return send(budget, index, "due");
+        }
+        for (let wait = 1000; ; wait = Math.min(wait * 1.5, 5000)) {
+          await clock.sleep(wait);
+          await send(budget, index, "routine");
+          if (clock.now() >= readyAt) return;
+        }
+      }),
+    );
+    return clock.now() + ENGINE_END_MS;
+  };
+
+  let ends;
+  const all = Promise.all(Array.from({ length: k }, (_, i) => stack(i))).then((e) => (ends = e));
+  await clock.run(() => ends !== undefined);
+  await all;
+  const floor = Math.max(t * 1000 + ((k * n) / r) * 1000, ((2 * k * n) / r) * 1000);
+  // A stack's first contact: its refusals within a second of its first request, when its slow start met the limit.
+  const firstContact = refusals.filter((x) => x.at - starts[x.stack] < 1000).length;
+  return { ratio: Math.max(...ends) / floor, share: refusals.length / calls, refused: refusals.length, firstContact, calls };
+}
+
+/** Reads a case as BENCH_STACKS writes it. */
+function parseCase(spec) {
+  const [k, n, r, t] = spec.split(":").slice(0, 4).map(Number);
+  const flags = spec.split(":").slice(4);
+  const value = (name) => flags.find((f) => f.startsWith(`${name}=`))?.slice(name.length + 1);
+  const hints = flags.includes("never") ? "never" : flags.includes("on-429") ? "on-429" : "always";
+  return {
+    k, n, r, t, hints,
+    lateMs: Number(value("late") ?? 0) * 1000,
+    latencyMs: Number(value("latency") ?? 5),
+    windowSeconds: value("window") === undefined ? undefined : Number(value("window")),
+    estimates: !flags.includes("no-estimates"),
+  };
+}
+
+const DEFAULT_SIM_CASES =
+  "2:100:10:20:on-429,2:100:10:20:never,2:100:10:20,4:50:10:20:on-429:late=10,4:50:10:20:never:late=10,4:50:10:20:late=10,2:100:10:20:on-429:latency=40:window=1:no-estimates";
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const seeds = (process.env.SIM_SEEDS ?? "1,7,13").split(",").map(Number);
+  const pacing = JSON.parse(process.env.SIM_PACING ?? "{}");
+  console.log("| case | last end / floor, per seed | answered 429 | of them at a stack's first contact |");
+  console.log("|---|---|---|---|");
+  for (const spec of (process.env.SIM_CASES ?? DEFAULT_SIM_CASES).split(",")) {
+    const runs = [];
+    for (const seed of seeds) runs.push(await simulateStacks({ ...parseCase(spec), seed, pacing }));
+    const ratios = runs.map((x) => `${x.ratio.toFixed(2)}x`).join(", ");
+    const shares = runs.map((x) => `${(x.share * 100).toFixed(1)}%`).join(", ");
+    const contacts = runs.map((x) => `${x.firstContact} of ${x.refused}`).join(", ");
+    console.log(`| ${spec} | ${ratios} | ${shares} | ${contacts} |`);
+  }
+}
