@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_CLIENT_OPTIONS } from "../../client/request";
 import { CONFIG_KEYS } from "../../provider/config";
+import { GET_PROXIES, PROXY_FLEET, PROXY_ORDER } from "../../provider/definitions";
 import { INPUT_DEFAULTS, MAX_FLEET_ORDERS } from "../../provider/inputs";
 
 const read = (path: string) => readFileSync(join(__dirname, "..", "..", path), "utf8");
@@ -13,13 +14,17 @@ const pages: Record<string, string> = {
   "docs/api-client.md": read("docs/api-client.md"),
 };
 
-/** The rows of the first table after a heading of a page, as arrays of cells without backticks. */
-function tableAfter(heading: string, page = "README.md"): string[][] {
+/** The rows of the first table (or the `nth`, from 0) after a heading of a page, as arrays of cells without backticks. */
+function tableAfter(heading: string, page = "README.md", nth = 0): string[][] {
   const text = pages[page] ?? "";
   const start = text.indexOf(heading);
   expect(start, `${page} has no heading "${heading}"`).toBeGreaterThanOrEqual(0);
   const lines = text.slice(start).split("\n");
-  const first = lines.findIndex((l) => l.startsWith("|"));
+  let first = lines.findIndex((l) => l.startsWith("|"));
+  for (let i = 0; i < nth; i++) {
+    const end = lines.findIndex((l, at) => at > first && !l.startsWith("|"));
+    first = lines.findIndex((l, at) => at > end && l.startsWith("|"));
+  }
   const rows: string[][] = [];
   for (const line of lines.slice(first + 2)) {
     if (!line.startsWith("|")) break;
@@ -52,5 +57,19 @@ describe("the tables of the README and the reference match the code", () => {
     expect(rows.waitForReady?.value).toBe(String(INPUT_DEFAULTS.waitForReady));
     expect(rows.readyTimeout?.value).toBe(JSON.stringify(INPUT_DEFAULTS.readyTimeout));
     expect(rows.orders?.description).toContain(`1 to ${MAX_FLEET_ORDERS}`);
+  });
+
+  it("the reference's tables name every input and output of the definitions, and nothing else", () => {
+    // A row may name several fields ("createdAt, readyAt"); the order of the rows is the page's own.
+    const names = (rows: string[][]) => rows.flatMap(([cell]) => (cell ?? "").split(",").map((n) => n.trim())).sort();
+    const keys = (fields: object) => Object.keys(fields).sort();
+    const page = "docs/resources.md";
+    for (const [heading, spec] of [["## `ProxyOrder`", PROXY_ORDER], ["## `ProxyFleet`", PROXY_FLEET]] as const) {
+      expect(names(tableAfter(heading, page, 0)), `${heading} inputs`).toEqual(keys(spec.inputs));
+      expect(names(tableAfter(heading, page, 1)), `${heading} outputs`).toEqual(keys(spec.outputs));
+      const required = tableAfter(heading, page, 0).filter((row) => row[2] === "required").map(([name]) => name).sort();
+      expect(required, `${heading} required inputs`).toEqual(Object.entries(spec.inputs).filter(([, f]) => !("presence" in f)).map(([n]) => n).sort());
+    }
+    expect(names(tableAfter("## `getProxies", page, 0))).toEqual(keys(GET_PROXIES.inputs));
   });
 });
