@@ -3,7 +3,7 @@
 // own) against the sandbox's rate limiter, on a virtual clock, so a case takes milliseconds instead of the minutes of
 // bench/fleet-resource.mjs's real `pulumi up`s. A model, not a measurement: each stack is a fleet reduced to its
 // requests (N purchases at once, then one read of each order T after its purchase, or polls without estimates), with
-// 3 s of engine start and 1 s of engine end; figures to compare pacing designs, not to quote as the bench's.
+// 3 to 3.5 s of engine start and 1 s of engine end; figures to compare pacing designs, not to quote as the bench's.
 //
 // `node bench/stacks-sim.mjs` after `npm run build`. SIM_CASES: K:N:R:T cases as BENCH_STACKS takes them, with
 // `:on-429`, `:never`, `:late=<s>`, `:latency=<ms>`, `:window=<s>`, `:no-estimates`; SIM_SEEDS (default 1,7,13) vary
@@ -18,6 +18,7 @@ const { RequestBudget } = require(join(root, "dist", "client", "budget.js"));
 const { RateLimiter } = require(join(root, "dist", "sandbox", "rate-limit.js"));
 
 const ENGINE_START_MS = 3000;
+const ENGINE_START_SPREAD_MS = 500;
 const ENGINE_END_MS = 1000;
 
 /** A virtual clock: time moves only to the next sleeper once everything runnable has run. */
@@ -83,7 +84,8 @@ export async function simulateStacks({ k, n, r, t, hints = "always", lateMs = 0,
   };
 
   const stack = async (index) => {
-    await clock.sleep((index === k - 1 ? lateMs : 0) + ENGINE_START_MS);
+    // Real CLIs start their providers a few hundred milliseconds apart, not in the same instant.
+    await clock.sleep((index === k - 1 ? lateMs : 0) + ENGINE_START_MS + random() * ENGINE_START_SPREAD_MS);
     starts[index] = clock.now();
     const budget = new RequestBudget({ clock, pacing });
     await Promise.all(
