@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run bench`: every performance figure of issue #9 as a ratio against its floor or goal, all measured in this
-// run, on this machine. Prints a markdown table and writes it, with the machine, into docs/benchmarks.md between the
+// run, on this machine. Prints a markdown table and writes it, with the machine, into docs/contributing/benchmarks.md between the
 // markers there. Figures, never assertions: nothing here fails a build.
 //
 // BENCH_REPEATS (default 3) sets the runs per engine figure (the median is kept); BENCH_SKIP_ENGINE=1 skips the
@@ -8,7 +8,7 @@
 // N; BENCH_FLEET_CASES (default in fleet.mjs) the fleet part's N:P:R:T; BENCH_FLEET_RESOURCE_CASES (default in
 // fleet-resource.mjs) the ProxyFleet part's N:R:T, BENCH_STACKS its K stacks on one key, BENCH_SHARE_CASES its fleet
 // beside an application; BENCH_API=real makes the sandbox unkind in every case (api-shape.mjs); BENCH_ONLY=fleet or
-// BENCH_ONLY=fleet-resource runs that part alone and rewrites only its table in docs/benchmarks.md.
+// BENCH_ONLY=fleet-resource runs that part alone and rewrites only its table in docs/contributing/benchmarks.md.
 import { execFile, spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -137,7 +137,7 @@ const tableOf = (list, runs) =>
     "|---|---|---|---|---|",
     ...list.map((r) => `| ${r.area} | ${r.figure} | ${r.value} | ${r.goal} | ${r.verdict} |`),
   ].join("\n");
-const docPath = join(root, "docs", "benchmarks.md");
+const docPath = join(root, "docs", "contributing", "benchmarks.md");
 let doc = readFileSync(docPath, "utf8");
 /** Replaces what stands between the markers `<!-- ${name}:begin -->` and `<!-- ${name}:end -->`. */
 const place = (name, table) => {

@@ -2,7 +2,7 @@
 //
 // It calls the same generators that `pulumi package gen-sdk` reaches through each language's host. The CLI built
 // here cannot: since v3.1xx it asks the language host of each language to generate the package (GeneratePackage),
-// and the hosts that implement that RPC are Go modules the module proxy of these machines refuses (docs/plugin.md).
+// and the hosts that implement that RPC are Go modules the module proxy of these machines refuses (docs/contributing/plugin.md).
 // pkg/v3 v3.170.0 is the release pulumi-yaml v1.19.1 builds with, and the newest one here that still carries the
 // .NET generator.
 //

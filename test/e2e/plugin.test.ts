@@ -89,7 +89,7 @@ lifecycle("a Python program", "examples/plugin-python", async (program) => {
   await installPlugin(program);
   const venv = pythonEnvironment();
   // For hosts that read `virtualenv: venv` from Pulumi.yaml, and, first on PATH, for the older host built here,
-  // which receives no runtime options from the CLI (docs/pulumi-cli.md).
+  // which receives no runtime options from the CLI (docs/contributing/pulumi-cli.md).
   symlinkSync(venv, join(program.dir, "venv"));
   program.env.PATH = pathWithoutNode(join(venv, "bin"));
 });

@@ -1,6 +1,6 @@
 /**
  * The SDKs generated for the provider plugin: in step with plugin/schema.json, and the Go and Node.js ones compile.
- * (Python's is installed and run by plugin.test.ts; .NET's cannot be built here, see docs/plugin.md.)
+ * (Python's is installed and run by plugin.test.ts; .NET's cannot be built here, see docs/contributing/plugin.md.)
  */
 import { execFile } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";

@@ -124,9 +124,9 @@ describe("inside provider/", () => {
   });
 });
 
-describe("docs/architecture.md", () => {
+describe("docs/contributing/architecture.md", () => {
   it("draws provider/'s layers as this test holds them", () => {
-    const text = readFileSync(join(REPO_ROOT, "docs", "architecture.md"), "utf8");
+    const text = readFileSync(join(REPO_ROOT, "docs", "contributing", "architecture.md"), "utf8");
     // The lines after the heading's blank line, up to the next blank line: a layer's short name, then its files, then
     // what it is in parentheses.
     const drawn = text.split("inside provider/, from the bottom")[1]?.split("\n\n")[1]?.split("\n") ?? [];

@@ -1,5 +1,5 @@
 /**
- * Every relative link of the README and the docs/ pages resolves: to a file or folder of the repository, and, with
+ * Every relative link of the README and the docs/ pages (users' and contributors') resolves: to a file or folder of the repository, and, with
  * an anchor, to a heading of that page (GitHub's anchors: lower case, punctuation dropped, spaces as hyphens).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -7,7 +7,8 @@ import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../helpers/pulumi";
 
-const PAGES = ["README.md", ...readdirSync(join(REPO_ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+const pagesIn = (folder: string) => readdirSync(join(REPO_ROOT, folder)).filter((f) => f.endsWith(".md")).map((f) => `${folder}/${f}`);
+const PAGES = ["README.md", ...pagesIn("docs"), ...pagesIn("docs/contributing")];
 
 /** The text outside fenced code blocks. */
 function prose(text: string): string {

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../helpers/pulumi";
 
-const PAGES = ["docs/_index.md", "docs/languages.md", "docs/installation-configuration.md", "docs/plugin.md"];
+const PAGES = ["docs/_index.md", "docs/languages.md", "docs/installation-configuration.md", "docs/contributing/plugin.md"];
 
 describe("the plugin's platforms", () => {
   it("every page that lists them lists exactly the archives npm run dist builds", async () => {
