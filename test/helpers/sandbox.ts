@@ -5,6 +5,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, beforeEach, expect } from "vitest";
 import { ProxyApiClient } from "../../client/client";
 import type { ClientOptions } from "../../client/request";
+import { Accounts } from "../../provider/account";
 import { startSandbox, type Sandbox, type SandboxOptions } from "../../sandbox";
 
 /** A sandbox for the current file, reset before each test. Read `.current` inside tests. */
@@ -39,7 +40,22 @@ export async function activeOrder(sandbox: Sandbox, client: ProxyApiClient, id: 
   if (status !== "active") throw new Error(`order ${id} is ${status}, not active`);
 }
 
-/** A waiter clock on the sandbox's time: each pause moves the sandbox forward instead of waiting. */
+/**
+ * One provider process per test: cores made with `.current` share its accounts (account.ts), and nothing a test
+ * learned (a rate, a listing, a tally) carries over to the next.
+ */
+export function accountsPerTest(): { readonly current: Accounts } {
+  const holder = { current: new Accounts() };
+  beforeEach(() => {
+    holder.current = new Accounts();
+  });
+  return holder;
+}
+
+/**
+ * The provider's clock on the sandbox's time: each pause (a poll's, a 404's re-read, a back-off, a wait for the rate
+ * limit) moves the sandbox forward instead of waiting.
+ */
 export function sandboxClock(sandbox: () => Sandbox) {
   return {
     now: () => sandbox().clock.now(),

@@ -3,13 +3,12 @@
  * dropped through the other API, every operation says where the order lives and how to go on, pointing back changes
  * nothing, and a 404 to a key that may be of another account never drops an order.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OrderAbsenceUnconfirmedError } from "../../provider/absence";
-import { Accounts } from "../../provider/account";
 import { createFleetProvider } from "../../provider/fleet-provider";
 import { createOrderProvider } from "../../provider/order-provider";
 import { startSandbox, type Sandbox } from "../../sandbox";
-import { sandboxClock, useSandbox } from "../helpers/sandbox";
+import { accountsPerTest, sandboxClock, useSandbox } from "../helpers/sandbox";
 import { fleetInputs, orderInputs } from "../helpers/inputs";
 
 const a = useSandbox();
@@ -22,11 +21,7 @@ afterAll(async () => {
   expect(b.contractViolations).toEqual([]);
 });
 
-// One provider process per test: its cores share the test's accounts, and nothing a test learned carries over.
-let accounts = new Accounts();
-beforeEach(() => {
-  accounts = new Accounts();
-});
+const accounts = accountsPerTest();
 
 function at(api: () => Sandbox, apiKey?: string) {
   const lines: string[] = [];
@@ -34,7 +29,7 @@ function at(api: () => Sandbox, apiKey?: string) {
     env: { PROXY_API_BASE_URL: api().url, PROXY_API_KEY: apiKey ?? api().apiKey },
     log: { info: (m: string) => void lines.push(`info ${m}`), warn: (m: string) => void lines.push(`warn ${m}`) },
     clock: sandboxClock(api),
-    accounts,
+    accounts: accounts.current,
   };
   return { order: createOrderProvider(options), fleet: createFleetProvider(options), lines };
 }

@@ -2,23 +2,19 @@
  * ProxyFleet through the provider core against the sandbox: buy, re-run, grow, shrink, a member replaced alone,
  * renewal, partial work kept, import and delete. Waits run on the sandbox's clock.
  */
-import { beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Accounts } from "../../provider/account";
 import { createFleetProvider } from "../../provider/fleet-provider";
 import type { FleetInputs, FleetOutputs } from "../../provider/fleet-state";
 import { fleetId, keyAfterRemovedOrder, memberPurchaseKey, nextPurchaseKey } from "../../provider/idempotency";
 import { PartialOrderError } from "../../provider/pulumi-host";
-import { sandboxClock, useSandbox } from "../helpers/sandbox";
+import { accountsPerTest, sandboxClock, useSandbox } from "../helpers/sandbox";
 import { fleetInputs } from "../helpers/inputs";
 
 const DAY = 86_400_000;
 const sandbox = useSandbox({ orderLifetimeMs: 10 * DAY });
 
-// One provider process per test: its cores share the test's accounts, and nothing a test learned carries over.
-let accounts = new Accounts();
-beforeEach(() => {
-  accounts = new Accounts();
-});
+const accounts = accountsPerTest();
 
 function provider() {
   const lines: string[] = [];
@@ -26,7 +22,7 @@ function provider() {
     env: { PROXY_API_BASE_URL: sandbox.current.url, PROXY_API_KEY: sandbox.current.apiKey },
     log: { info: (m) => lines.push(`info ${m}`), warn: (m) => lines.push(`warn ${m}`) },
     clock: sandboxClock(() => sandbox.current),
-    accounts,
+    accounts: accounts.current,
   });
   return { p, lines };
 }

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RequestBudget } from "../../client/budget";
 import { realClock } from "../../client/clock";
 import { AuthenticationError } from "../../client/errors";
@@ -10,16 +10,12 @@ import { PartialOrderError, UNKNOWN } from "../../provider/pulumi-host";
 import type { OrderOutputs } from "../../provider/order-state";
 import { startSandbox, type Sandbox } from "../../sandbox";
 import { PLANS } from "../../sandbox/catalogue";
-import { sandboxClock, useSandbox } from "../helpers/sandbox";
+import { accountsPerTest, sandboxClock, useSandbox } from "../helpers/sandbox";
 import { orderInputs } from "../helpers/inputs";
 
 const sandbox = useSandbox();
 
-// One provider process per test: its cores share the test's accounts, and nothing a test learned carries over.
-let accounts = new Accounts();
-beforeEach(() => {
-  accounts = new Accounts();
-});
+const accounts = accountsPerTest();
 
 function provider(extra: Partial<OrderProviderOptions> = {}, target: () => Sandbox = () => sandbox.current) {
   const lines: string[] = [];
@@ -27,7 +23,7 @@ function provider(extra: Partial<OrderProviderOptions> = {}, target: () => Sandb
     env: { PROXY_API_BASE_URL: target().url, PROXY_API_KEY: target().apiKey },
     log: { info: (m) => lines.push(`info ${m}`), warn: (m) => lines.push(`warn ${m}`) },
     clock: sandboxClock(target),
-    accounts,
+    accounts: accounts.current,
     ...extra,
   });
   return { p, lines };

@@ -2,24 +2,19 @@
  * Renewal before expiry, through the provider core against the sandbox: the provider judges expiry by the sandbox's
  * clock, so a test moves both forward instead of waiting.
  */
-import { beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ProxyApiClient } from "../../client/client";
-import { Accounts } from "../../provider/account";
 import { listProxies } from "../../provider/functions";
 import { nextPurchaseKey } from "../../provider/idempotency";
 import { createOrderProvider } from "../../provider/order-provider";
 import type { OrderInputs, OrderOutputs } from "../../provider/order-state";
-import { sandboxClock, useSandbox } from "../helpers/sandbox";
+import { accountsPerTest, sandboxClock, useSandbox } from "../helpers/sandbox";
 import { orderInputs } from "../helpers/inputs";
 
 const DAY = 86_400_000;
 const sandbox = useSandbox({ orderLifetimeMs: 10 * DAY });
 
-// One provider process per test: its cores share the test's accounts, and nothing a test learned carries over.
-let accounts = new Accounts();
-beforeEach(() => {
-  accounts = new Accounts();
-});
+const accounts = accountsPerTest();
 
 function provider() {
   const warnings: string[] = [];
@@ -27,7 +22,7 @@ function provider() {
     env: { PROXY_API_BASE_URL: sandbox.current.url, PROXY_API_KEY: sandbox.current.apiKey },
     log: { info: () => {}, warn: (m) => warnings.push(m) },
     clock: sandboxClock(() => sandbox.current),
-    accounts,
+    accounts: accounts.current,
   });
   return { p, warnings };
 }
