@@ -18,6 +18,15 @@ import { fileURLToPath } from "node:url";
 import { anchors, getBudget, lagGoal, simulate, simulateWaiter, SWEEP, sweep } from "./waiter.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+// The CLI runs the programs' and the dynamic providers' `node` from PATH: the main test leg's Node line, not whatever
+// the machine has (which may be one this package does not support), so that the figures are a supported line's.
+const { main: mainLeg } = JSON.parse(readFileSync(join(root, "scripts", "test-legs.json"), "utf8"));
+if (process.versions.node !== mainLeg.node) {
+  const { withNode } = await import("../scripts/lib/node-line.mjs");
+  const env = withNode(mainLeg.node);
+  const rerun = spawnSync("node", process.argv.slice(1), { env, stdio: "inherit" });
+  process.exit(rerun.status ?? 1);
+}
 const require = createRequire(import.meta.url);
 const { startSandbox, PLANS } = require(join(root, "dist", "sandbox", "index.js"));
 const repeats = Number(process.env.BENCH_REPEATS ?? 3);

