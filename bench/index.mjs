@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run bench`: every performance figure of issue #9 as a ratio against its floor or goal, all measured in this
-// run, on this machine. Prints a markdown table and writes it, with the machine, into docs/contributing/benchmarks.md between the
-// markers there. Figures, never assertions: nothing here fails a build.
+// run, on this machine. Prints a markdown table and writes it, with the machine, into docs/contributing/benchmarks.md
+// between the markers there. Figures, never assertions: nothing here fails a build.
 //
 // BENCH_REPEATS (default 3) sets the runs per engine figure (the median is kept); BENCH_SKIP_ENGINE=1 skips the
 // Pulumi CLI parts, which take many minutes; BENCH_ENGINE_SIZES (default "1,10,50") sets the engine part's values of

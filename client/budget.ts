@@ -60,7 +60,10 @@ export interface BudgetSummary {
 /** What a held request needs to know. */
 export interface PermitRequest {
   priority: RequestPriority;
-  /** Epoch milliseconds on the budget's clock after which the request is no longer wanted: `acquire` then rejects with {@link BudgetDeadlineError}. */
+  /**
+   * Epoch milliseconds on the budget's clock after which the request is no longer wanted: `acquire` then rejects with
+   * {@link BudgetDeadlineError}.
+   */
   deadline?: number;
   signal?: AbortSignal;
 }

@@ -77,8 +77,8 @@ export interface CallOptions {
   /** Cancels the call, its retries and its waits; it rejects with a ConnectionError of code `aborted`. */
   signal?: AbortSignal;
   /**
-   * A later deadline for this call, in epoch milliseconds on the client's clock: the call ends at the later of this and now +
-   * `callDeadlineMs`, waits for the rate limit included. A call the rate limit holds back past it rejects with a
+   * A later deadline for this call, in epoch milliseconds on the client's clock: the call ends at the later of this and
+   * now + `callDeadlineMs`, waits for the rate limit included. A call the rate limit holds back past it rejects with a
    * RateLimitError. (A poll may wait for its turn until its order's deadline.)
    */
   deadline?: number;

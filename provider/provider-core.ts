@@ -29,7 +29,7 @@ export interface ProviderOptions {
   summaryLog?: ProviderLog;
   /** The accounts the core shares with the process (tests start clean with their own). @default the process's */
   accounts?: Accounts;
-  /** Extra options of the account's client, such as a dispatcher or a budget to share (tests also change the attempts). */
+  /** Extra options of the account's client, such as a dispatcher or a budget to share (tests change the attempts). */
   client?: Partial<ClientOptions>;
   /**
    * The one clock of the core: the time an order's expiry and every deadline are judged by, and what the waits for an
@@ -63,7 +63,7 @@ export class ProviderCore {
   constructor(private readonly options: ProviderOptions = {}) {
     this.log = options.log ?? pulumiLog();
     this.clock = options.clock ?? realClock;
-    this.flow = createPurchaseFlow({ log: this.log, clock: this.clock });
+    this.flow = createPurchaseFlow({ log: this.log });
   }
 
   /** The account of the current settings, shared with the process's other cores on the same base URL and key (account.ts). */

@@ -7,7 +7,6 @@
  * order (402, an unknown plan, the rate limit past the deadline, repeated failures) throws.
  */
 import type { ProxyApiClient } from "../client/client";
-import type { Clock } from "../client/clock";
 import { NotFoundError, ProxyError } from "../client/errors";
 import { isSpentState, isTargetState } from "../contract/states";
 import type { Order } from "../contract/types";
@@ -58,11 +57,9 @@ export type PurchaseOutcome =
   /** It ended failed, cancelled or expired while waited for: nothing usable. */
   | { kind: "failed"; order: Order; purchaseKey: string | null; error: OrderFailedError };
 
-/** What the purchase flow depends on. */
+/** What the purchase flow depends on (its time is the account's client's clock, in which its deadlines count). */
 export interface PurchaseFlowOptions {
   log: ProviderLog;
-  /** The time expiry is judged by (the core's clock; the waits pass on the account's client's, the same one). */
-  clock: Clock;
 }
 
 /** The purchase flow of one provider core. */
@@ -147,7 +144,7 @@ class OrderPurchases implements PurchaseFlow {
       // (the resource planned no successor key, so the key met it again). A spent order this very call may have
       // bought (its answer lost, then replayed) goes on to the waiter, which reports it as failed, by id.
       const spent = isSpentState(order.status);
-      const due = replacesOrder(assessExpiry({ ...order, expiresAt: orderExpiry(order), renewBefore: request.renewBefore }, this.options.clock.now()));
+      const due = replacesOrder(assessExpiry({ ...order, expiresAt: orderExpiry(order), renewBefore: request.renewBefore }, api.clock.now()));
       if (!(boughtBeforeThisCall && (spent || due))) {
         if (replayed) {
           if (request.onCarriedOn) request.onCarriedOn(order);

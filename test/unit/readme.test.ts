@@ -25,6 +25,7 @@ function tableAfter(heading: string, page = "README.md", nth = 0): string[][] {
     const end = lines.findIndex((l, at) => at > first && !l.startsWith("|"));
     first = lines.findIndex((l, at) => at > end && l.startsWith("|"));
   }
+  expect(first, `${page} has no table ${nth + 1} after "${heading}"`).toBeGreaterThanOrEqual(0);
   const rows: string[][] = [];
   for (const line of lines.slice(first + 2)) {
     if (!line.startsWith("|")) break;
