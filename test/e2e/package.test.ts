@@ -4,7 +4,7 @@
  * template settings.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -66,6 +66,9 @@ describe("the packed package", () => {
       "policy-pack/index.js",
       "policy-pack/package.json",
     ]);
+    // A module whose source was moved or removed leaves its output in dist/ unless the build starts clean.
+    const sourceless = files.filter((f) => f.startsWith("dist/") && f.endsWith(".js") && !existsSync(join(REPO_ROOT, f.slice("dist/".length).replace(/\.js$/, ".ts"))));
+    expect(sourceless).toEqual([]);
     for (const entry of ["dist/dynamic-sdk/index.js", "dist/provider/index.js", "dist/sandbox/index.js", "dist/sandbox/cli.js", "dist/dynamic-sdk/index.d.ts", "dist/plugin/main.js", "dist/check/main.js", "dist/policy/index.js"]) {
       expect(files).toContain(entry);
     }
