@@ -1,6 +1,8 @@
 // Engine overhead: `pulumi up`, a no-change preview, refresh and destroy of N ProxyOrders against the same N no-op
 // dynamic resources, with the same CLI, backend and settings. The sandbox provisions at once, so the figure is this
 // package's cost per resource, not the API's.
+import { createRequire } from "node:module";
+import { join } from "node:path";
 import { benchWorkspace } from "./workspace.mjs";
 
 const NOOP_PROGRAM = `const pulumi = require("@pulumi/pulumi");
@@ -11,14 +13,11 @@ const provider = {
 };
 const config = new pulumi.Config();
 const count = config.getNumber("count") ?? 1;
-// "shaped": the property names of a ProxyOrder (its inputs, and its outputs seeded undefined), so that the engine's
-// per-property work equals a ProxyOrder's and the difference is this package's alone.
-const shape = config.getBoolean("shaped")
-  ? { planId: "dc-us-5", waitForReady: true, readyTimeout: "2m", idempotencyKey: "k", adoptOrderId: undefined,
-      orderId: undefined, status: undefined, statusReason: undefined, createdAt: undefined, readyAt: undefined,
-      proxies: undefined, credentials: undefined, purchaseKey: undefined }
-  : {};
-for (let i = 0; i < count; i++) new pulumi.dynamic.Resource(provider, "noop-" + i, { name: String(i), ...shape }, {});
+// "shape": the properties of a ProxyOrder (the inputs set, with values, and the rest seeded undefined), so that the
+// engine's per-property work equals a ProxyOrder's and the difference is this package's alone.
+const shape = config.getObject("shape");
+const props = shape ? { ...shape.set, ...Object.fromEntries(shape.unset.map((name) => [name, undefined])) } : {};
+for (let i = 0; i < count; i++) new pulumi.dynamic.Resource(provider, "noop-" + i, { name: String(i), ...props }, {});
 `;
 
 // The same loop over ProxyOrders: no stack outputs in either program, so the programs differ in the resource alone.
@@ -27,6 +26,22 @@ const { ProxyOrder } = require("pulumi-proxy");
 const count = new pulumi.Config().getNumber("count") ?? 1;
 for (let i = 0; i < count; i++) new ProxyOrder("order-" + i, { planId: "dc-us-5", readyTimeout: "2m" });
 `;
+
+/**
+ * A ProxyOrder's properties, from its definition: the inputs a program sets, with values, and the rest (its optional
+ * inputs and its outputs) unset, as the resource's constructor passes them.
+ */
+function orderShape(root) {
+  const { PROXY_ORDER } = createRequire(import.meta.url)(join(root, "dist", "provider", "definitions.js"));
+  const example = { string: "x", boolean: true, integer: 1, number: 1 };
+  const inputs = Object.entries(PROXY_ORDER.inputs);
+  const set = inputs.filter(([, field]) => field.presence !== "optional");
+  const unset = inputs.filter(([, field]) => field.presence === "optional").map(([name]) => name);
+  return {
+    set: Object.fromEntries(set.map(([name, field]) => [name, field.default ?? example[field.type]])),
+    unset: [...unset, ...Object.keys(PROXY_ORDER.outputs)],
+  };
+}
 
 /**
  * @param sizes the values of N to measure
@@ -41,7 +56,8 @@ export async function engineFigures(root, repeats, startSandbox, sizes = [1, 10,
     noop: await workspace.program("bench-noop", NOOP_PROGRAM),
     shaped: await workspace.program("bench-shaped", NOOP_PROGRAM),
   };
-  await cli(programs.shaped, ["config", "set", "shaped", "true"]);
+  const shape = orderShape(root);
+  await cli(programs.shaped, ["config", "set", "shape", JSON.stringify(shape)]);
 
   const steps = {
     up: ["up", "--yes", "--skip-preview"],
@@ -80,7 +96,7 @@ export async function engineFigures(root, repeats, startSandbox, sizes = [1, 10,
       const shapedRatios = Object.keys(steps).map((step) => (med(times.ours[step]) / med(times.shaped[step])).toFixed(2) + "x");
       figures.push([
         "engine overhead, anchor",
-        `N = ${n}, ${Object.keys(steps).join(" / ")} vs a no-op with ProxyOrder's 13 properties`,
+        `N = ${n}, ${Object.keys(steps).join(" / ")} vs a no-op with ProxyOrder's ${Object.keys(shape.set).length + shape.unset.length} properties`,
         shapedRatios.join(", "),
         "for comparison",
         "",
