@@ -5,6 +5,9 @@ import * as pulumi from "@pulumi/pulumi";
 import { ProxyError } from "../client/errors";
 import { listProxies, type ProxyListFilters } from "../provider/functions";
 import type { ProxyCredential, ProxyInfo } from "../provider/order-state";
+import { GET_PROXIES, type Shape } from "../provider/definitions";
+import type { Same } from "../provider/fields";
+import type { Plain } from "./in-sync";
 import { callFunction, dependencies, programClient, type FunctionOutputOptions } from "./program-client";
 
 /**
@@ -16,9 +19,12 @@ export type GetProxiesArgs = ProxyListFilters;
 
 /** Filters of {@link getProxiesOutput}, as Inputs. */
 export interface GetProxiesOutputArgs {
-  /** Only proxies of this type; several types separated by commas. */
+  /** Only proxies of this type; several types separated by commas (the dynamic provider's getProxies also takes a list). */
   type?: pulumi.Input<string | string[]>;
-  /** Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas. */
+  /**
+   * Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's getProxies
+   * also takes a list).
+   */
   country?: pulumi.Input<string | string[]>;
   /** Only proxies provisioned by this order. */
   orderId?: pulumi.Input<string>;
@@ -74,3 +80,12 @@ export function getProxiesOutput(args: GetProxiesOutputArgs = {}, options: Funct
   // Marked secret before the credentials exist, so no Output ever holds them unmarked.
   return (includeCredentials ? pulumi.secret(filters) : filters).apply((plain) => callGetProxies(plain, includeCredentials));
 }
+
+// The arguments are the description's inputs by name (`type` and `country` also take lists here, which the description
+// says), and the result is its outputs, by name and by type (dynamic-sdk/in-sync.ts).
+const inSync: [
+  Same<keyof GetProxiesOutputArgs, keyof typeof GET_PROXIES.inputs>,
+  Same<keyof GetProxiesArgs | "includeCredentials", keyof typeof GET_PROXIES.inputs>,
+  Same<Plain<GetProxiesResult>, Shape<typeof GET_PROXIES.outputs>>,
+] = [true, true, true];
+void inSync;

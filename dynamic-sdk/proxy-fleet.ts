@@ -6,7 +6,7 @@ import { FLEET_OUTPUT_ONLY_PROPERTIES, type FleetCredential, type FleetInputs, t
 import { FLEET_TYPE, PROVIDER_KEY, SERIALIZED_FLEET_PROVIDER } from "../provider/pulumi-host";
 import { PROXY_FLEET } from "../provider/definitions";
 import { secretNames, type Same } from "../provider/fields";
-import type { DeclaredOutputs } from "./in-sync";
+import type { ArgsFor, Declared, DeclaredFor, Plain } from "./in-sync";
 import { resourceKey } from "./resource-key";
 
 /** Inputs of a {@link ProxyFleet}. */
@@ -106,6 +106,10 @@ export class ProxyFleet extends pulumi.CustomResource {
   }
 }
 
-// The arguments are the description's inputs, and the class declares its inputs and outputs (provider/definitions.ts).
-const inSync: [Same<keyof ProxyFleetArgs, keyof FleetInputs>, Same<DeclaredOutputs<ProxyFleet>, keyof FleetOutputs>] = [true, true];
+// The arguments are the description's inputs, and the class declares its inputs and outputs, by name and by type
+// (dynamic-sdk/in-sync.ts).
+const inSync: [
+  Same<Plain<ProxyFleetArgs>, ArgsFor<typeof PROXY_FLEET.inputs, FleetInputs>>,
+  Same<Declared<ProxyFleet>, DeclaredFor<FleetOutputs>>,
+] = [true, true];
 void inSync;

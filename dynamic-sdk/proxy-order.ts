@@ -7,7 +7,7 @@ import { OUTPUT_ONLY_PROPERTIES, type OrderInputs, type OrderOutputs, type Proxy
 import { ORDER_TYPE, PROVIDER_KEY, SERIALIZED_PROVIDER } from "../provider/pulumi-host";
 import { PROXY_ORDER } from "../provider/definitions";
 import { secretNames, type Same } from "../provider/fields";
-import type { DeclaredOutputs } from "./in-sync";
+import type { ArgsFor, Declared, DeclaredFor, Plain } from "./in-sync";
 import { resourceKey } from "./resource-key";
 
 /** Inputs of a {@link ProxyOrder}. */
@@ -151,6 +151,10 @@ export class ProxyOrder extends pulumi.CustomResource {
   }
 }
 
-// The arguments are the description's inputs, and the class declares its inputs and outputs (provider/definitions.ts).
-const inSync: [Same<keyof ProxyOrderArgs, keyof OrderInputs>, Same<DeclaredOutputs<ProxyOrder>, keyof OrderOutputs>] = [true, true];
+// The arguments are the description's inputs, and the class declares its inputs and outputs, by name and by type
+// (dynamic-sdk/in-sync.ts).
+const inSync: [
+  Same<Plain<ProxyOrderArgs>, ArgsFor<typeof PROXY_ORDER.inputs, OrderInputs>>,
+  Same<Declared<ProxyOrder>, DeclaredFor<OrderOutputs>>,
+] = [true, true];
 void inSync;

@@ -274,11 +274,16 @@ export const GET_PROXIES = {
   token: "proxy:index:getProxies",
   description: "Lists the proxies assigned to the account (`GET /v1/proxies`, all pages).",
   inputs: {
-    type: { type: "string", presence: "optional", description: "Only proxies of this type; several types separated by commas." },
+    type: {
+      type: "string",
+      presence: "optional",
+      description: "Only proxies of this type; several types separated by commas (the dynamic provider's getProxies also takes a list).",
+    },
     country: {
       type: "string",
       presence: "optional",
-      description: "Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas.",
+      description:
+        "Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's getProxies also takes a list).",
     },
     orderId: { type: "string", presence: "optional", description: "Only proxies provisioned by this order." },
     expiresBefore: {
