@@ -3,6 +3,7 @@
  * each state, and the slowest), then one summary, instead of a line per member and state. A fleet of 1,000 would
  * otherwise print thousands of lines; a single ProxyOrder keeps its own lines.
  */
+import type { Clock } from "../client/clock";
 import { formatDuration } from "./duration";
 import type { ProviderLog } from "./rate-limit-report";
 
@@ -23,17 +24,17 @@ export class FleetProgress {
     private readonly log: ProviderLog,
     private readonly what: string,
     private readonly size: number,
-    private readonly now: () => number = Date.now,
+    private readonly clock: Clock,
   ) {
-    this.started = now();
+    this.started = clock.now();
     this.lastLineAt = this.started;
   }
 
   /** A member's order was seen in `status`; prints a line for the fleet when one is due. */
   update(slot: number, orderId: string, status: string): void {
     const known = this.members.get(slot);
-    this.members.set(slot, { orderId, status, since: known?.orderId === orderId ? known.since : this.now() });
-    const at = this.now();
+    this.members.set(slot, { orderId, status, since: known?.orderId === orderId ? known.since : this.clock.now() });
+    const at = this.clock.now();
     if (at - this.lastLineAt >= Math.max(FLEET_PROGRESS_EVERY_MS, (at - this.started) / 10)) {
       this.lastLineAt = at;
       this.log.info(`proxy: ${this.what}: ${this.counts()}${this.slowest(at)} (waited ${formatDuration(at - this.started)})`);
@@ -49,7 +50,7 @@ export class FleetProgress {
   finish(): void {
     if (this.members.size === 0) return;
     const carried = this.replayed > 0 ? `; ${this.replayed} bought by an earlier run and carried on (not bought again)` : "";
-    this.log.info(`proxy: ${this.what}: ${this.counts()} after ${formatDuration(this.now() - this.started)}${carried}`);
+    this.log.info(`proxy: ${this.what}: ${this.counts()} after ${formatDuration(this.clock.now() - this.started)}${carried}`);
   }
 
   private counts(): string {

@@ -172,7 +172,7 @@ export class FleetProvider implements Omit<Engine, "read"> {
     const account = this.core.account();
     const { flow } = this.core;
     // No line per member: the budget's summary speaks for the fleet under the rate limit, and `progress` for its waits.
-    const progress = new FleetProgress(this.core.log, `the fleet's orders of plan ${inputs.planId}`, actions.length, () => this.core.clock.now());
+    const progress = new FleetProgress(this.core.log, `the fleet's orders of plan ${inputs.planId}`, actions.length, this.core.clock);
     const deadline = this.core.deadlineOf(inputs, operation);
     const run = async (action: MemberAction): Promise<MemberResult> => {
       const slot = action.kind === "buy" ? action.slot : action.member.slot;

@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { FLEET_PROGRESS_EVERY_MS, FleetProgress } from "../../provider/fleet-progress";
+import { recordingClock } from "../helpers/mock-api";
 
 function reporter(size: number) {
   const lines: string[] = [];
-  let now = 0;
-  const progress = new FleetProgress({ info: (m) => lines.push(m), warn: (m) => lines.push(m) }, "the fleet", size, () => now);
-  return { progress, lines, advance: (ms: number) => (now += ms) };
+  const clock = recordingClock([], 0);
+  const progress = new FleetProgress({ info: (m) => lines.push(m), warn: (m) => lines.push(m) }, "the fleet", size, clock);
+  return { progress, lines, advance: (ms: number) => void clock.sleep(ms) };
 }
 
 describe("a fleet's progress", () => {
