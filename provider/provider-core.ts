@@ -5,7 +5,7 @@
 import { realClock, type Clock } from "../client/clock";
 import { AuthenticationError, PermissionError } from "../client/errors";
 import type { ClientOptions, RetryEvent } from "../client/request";
-import { callTracer } from "../tracing";
+import { processCallTracer } from "../tracing";
 import { processAccounts, type Account, type Accounts } from "./account";
 import { ConfigurationError, resolveSettings, type ConfigLookup } from "./config";
 import { formatDuration, parseDuration } from "./duration";
@@ -73,8 +73,7 @@ export class ProviderCore {
       baseUrl,
       apiKey,
       maxRateShare,
-      // Made inside a traced operation when the engine asked for traces, so the account's client tells its calls.
-      tracer: callTracer(),
+      tracer: processCallTracer,
       clock: this.clock,
       onRetry: (e: RetryEvent) =>
         this.log.info(`proxy: ${e.method} ${e.path} failed (${e.status ?? e.code}); retry ${e.attempt} in ${formatDuration(e.delayMs)}`),

@@ -7,7 +7,7 @@
  * Without that variable nothing is loaded: the OpenTelemetry SDK is required only once it is set (otel.ts).
  */
 
-import type { CallTracer } from "../client/trace";
+import type { CallTrace, CallTracer } from "../client/trace";
 import type { ProcessTracing, SpanAttributes } from "./types";
 
 export type { ProcessTracing, SpanAttributes } from "./types";
@@ -47,13 +47,18 @@ export async function traceOperation<T>(
   }
 }
 
+/** What a call tells when the process does not trace: nothing. */
+const UNTRACED: CallTrace = { held() {}, attempt: () => ({ end() {} }), backoff() {}, end() {} };
+
 /**
- * What the API clients made while an operation runs tell of their calls (client/trace.ts), once the engine asked for
- * traces and an operation started them; undefined otherwise.
+ * What the provider's API clients tell of their calls (client/trace.ts): the process's tracing as of each call, so a
+ * client made before the first traced operation started it (an account first used by a program's function, or
+ * outside an operation) traces the calls it makes once tracing runs. Until then, and without traces, calls tell
+ * nothing.
  */
-export function callTracer(): CallTracer | undefined {
-  return started?.calls;
-}
+export const processCallTracer: CallTracer = {
+  call: (method, path, orderId) => (started ? started.calls.call(method, path, orderId) : UNTRACED),
+};
 
 /** Runs part of an operation (one fleet member's purchase) in a span of its own when tracing is on. */
 export function traceStep<T>(name: string, attributes: SpanAttributes, fn: () => Promise<T>): Promise<T> {
