@@ -11,7 +11,10 @@ import { resourceKey } from "./resource-key";
 
 /** Inputs of a {@link ProxyFleet}. */
 export interface ProxyFleetArgs {
-  /** The plan every member buys, such as `dc-us-5`. Changing it replaces the fleet (new purchases). */
+  /**
+   * The plan every member buys, such as `dc-us-5`. Changing it replaces the fleet (new purchases); the old orders stay
+   * with the account.
+   */
   planId: pulumi.Input<string>;
   /**
    * How many orders of the plan the fleet holds (1 to 1000). Raising it buys only the new members; lowering it stops
@@ -44,7 +47,10 @@ export interface ProxyFleetArgs {
  * The API cannot cancel orders, so deleting it only stops tracking them.
  */
 export class ProxyFleet extends pulumi.CustomResource {
-  /** The plan every member buys, such as `dc-us-5`. Changing it replaces the fleet (new purchases). */
+  /**
+   * The plan every member buys, such as `dc-us-5`. Changing it replaces the fleet (new purchases); the old orders stay
+   * with the account.
+   */
   declare readonly planId: pulumi.Output<string>;
   /**
    * How many orders of the plan the fleet holds (1 to 1000). Raising it buys only the new members; lowering it stops

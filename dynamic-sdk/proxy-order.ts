@@ -12,9 +12,12 @@ import { resourceKey } from "./resource-key";
 
 /** Inputs of a {@link ProxyOrder}. */
 export interface ProxyOrderArgs {
-  /** The plan to buy, such as `dc-us-5`. Changing it buys a new order (a replacement). */
+  /** The plan to buy, such as `dc-us-5` (1 to 128 characters). Changing it buys a new order (a replacement). */
   planId: pulumi.Input<string>;
-  /** Wait until the order is `active` and its proxies are assigned. Defaults to true. */
+  /**
+   * Wait until the order is `active` and its proxies are assigned. With false, create returns once the order is placed,
+   * with the status the API gave it (usually `pending`). Defaults to true.
+   */
   waitForReady?: pulumi.Input<boolean>;
   /**
    * How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). Through the plugin,
@@ -53,9 +56,12 @@ export interface ProxyOrderArgs {
  * deleting it only stops tracking the order: the purchase stays active.
  */
 export class ProxyOrder extends pulumi.CustomResource {
-  /** The plan to buy, such as `dc-us-5`. Changing it buys a new order (a replacement). */
+  /** The plan to buy, such as `dc-us-5` (1 to 128 characters). Changing it buys a new order (a replacement). */
   declare readonly planId: pulumi.Output<string>;
-  /** Wait until the order is `active` and its proxies are assigned. Defaults to true. */
+  /**
+   * Wait until the order is `active` and its proxies are assigned. With false, create returns once the order is placed,
+   * with the status the API gave it (usually `pending`). Defaults to true.
+   */
   declare readonly waitForReady: pulumi.Output<boolean>;
   /**
    * How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). Through the plugin,
@@ -99,7 +105,7 @@ export class ProxyOrder extends pulumi.CustomResource {
   declare readonly readyAt: pulumi.Output<string | null>;
   /**
    * When the order expires (RFC 3339): the earliest expiry of the order and its proxies, as of the last create, update
-   * or refresh; absent when the API reported none.
+   * or refresh; null when the API reported none.
    */
   declare readonly expiresAt: pulumi.Output<string | null>;
   /** The proxies this order provisioned, without their credentials. */
@@ -107,14 +113,14 @@ export class ProxyOrder extends pulumi.CustomResource {
   /** Credentials of the proxies, in the same order as `proxies`. Always secret. */
   declare readonly credentials: pulumi.Output<ProxyCredential[]>;
   /**
-   * The idempotency key the order was bought with (differs from `idempotencyKey` after a re-purchase); absent for an
+   * The idempotency key the order was bought with (differs from `idempotencyKey` after a re-purchase); null for an
    * adopted or imported order.
    */
   declare readonly purchaseKey: pulumi.Output<string | null>;
   /**
    * The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or
    * dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on
-   * (docs/going-live.md).
+   * (docs/going-live.md). Absent for an order recorded by version 0.1.0, which did not record it.
    */
   declare readonly apiBaseUrl: pulumi.Output<string | undefined>;
   /**

@@ -6,7 +6,8 @@
  * are the schema's, which the SDKs of every language carry.
  *
  * To add an output: add it to the resource's `outputs` here, set it where the outputs are made (order-state.ts or
- * fleet-state.ts: the type checker points there), declare it on the dynamic SDK's class, and run `npm run gen-sdk`.
+ * fleet-state.ts: the type checker points there), declare it on the dynamic SDK's class, and run `npm run gen-sdk`
+ * and `npm run gen-reference` (the tables of docs/resources.md).
  */
 import type { ProxyRecord, StatusReason as ContractStatusReason, Usage } from "../contract/types";
 import type { FunctionSpec, ObjectTypeSpec, ResourceSpec, Same, ShapeOf } from "./fields";
@@ -46,7 +47,7 @@ const ORDER_ORIGIN = {
     type: "string",
     presence: "optional",
     description:
-      "The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md).",
+      "The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md). Absent for an order recorded by version 0.1.0, which did not record it.",
   },
   apiKeyFingerprint: {
     type: "string",
@@ -93,7 +94,7 @@ export const OBJECT_TYPES = {
     description: "Bandwidth used in the period.",
     properties: {
       usedBytes: { type: "number", description: "Bytes used." },
-      limitBytes: { type: "number", presence: "nullable", description: "The limit in bytes; absent when unlimited." },
+      limitBytes: { type: "number", presence: "nullable", description: "The limit in bytes; null when unlimited." },
     },
   },
   RequestUsage: {
@@ -101,7 +102,7 @@ export const OBJECT_TYPES = {
     description: "Requests made in the period.",
     properties: {
       used: { type: "number", description: "Requests made." },
-      limit: { type: "number", presence: "nullable", description: "The limit; absent when unlimited." },
+      limit: { type: "number", presence: "nullable", description: "The limit; null when unlimited." },
     },
   },
   FleetMember: {
@@ -112,7 +113,7 @@ export const OBJECT_TYPES = {
       orderId: { type: "string", description: "The order id, such as `ord_...`." },
       ...ORDER_STATE,
       expiresAt: { type: "string", presence: "nullable", description: "When the order expires (RFC 3339)." },
-      purchaseKey: { type: "string", presence: "nullable", description: "The idempotency key the order was bought with; absent for an imported order." },
+      purchaseKey: { type: "string", presence: "nullable", description: "The idempotency key the order was bought with; null for an imported order." },
       ...ORDER_ORIGIN,
     },
   },
@@ -141,14 +142,15 @@ export const PROXY_ORDER = {
       type: "string",
       replaces: true,
       check: INPUT_CHECKS.planId,
-      description: "The plan to buy, such as `dc-us-5`. Changing it buys a new order (a replacement).",
+      description: "The plan to buy, such as `dc-us-5` (1 to 128 characters). Changing it buys a new order (a replacement).",
     },
     waitForReady: {
       type: "boolean",
       presence: "defaulted",
       default: INPUT_DEFAULTS.waitForReady,
       check: INPUT_CHECKS.waitForReady,
-      description: "Wait until the order is `active` and its proxies are assigned. Defaults to true.",
+      description:
+        "Wait until the order is `active` and its proxies are assigned. With false, create returns once the order is placed, with the status the API gave it (usually `pending`). Defaults to true.",
     },
     readyTimeout: {
       type: "string",
@@ -187,7 +189,7 @@ export const PROXY_ORDER = {
       type: "string",
       presence: "nullable",
       description:
-        "When the order expires (RFC 3339): the earliest expiry of the order and its proxies, as of the last create, update or refresh; absent when the API reported none.",
+        "When the order expires (RFC 3339): the earliest expiry of the order and its proxies, as of the last create, update or refresh; null when the API reported none.",
     },
     proxies: { type: "ProxyInfo[]", description: "The proxies this order provisioned, without their credentials." },
     credentials: {
@@ -199,7 +201,7 @@ export const PROXY_ORDER = {
       type: "string",
       presence: "nullable",
       description:
-        "The idempotency key the order was bought with (differs from `idempotencyKey` after a re-purchase); absent for an adopted or imported order.",
+        "The idempotency key the order was bought with (differs from `idempotencyKey` after a re-purchase); null for an adopted or imported order.",
     },
     ...ORDER_ORIGIN,
   },
@@ -215,7 +217,7 @@ export const PROXY_FLEET = {
       type: "string",
       replaces: true,
       check: INPUT_CHECKS.planId,
-      description: "The plan every member buys, such as `dc-us-5`. Changing it replaces the fleet (new purchases).",
+      description: "The plan every member buys, such as `dc-us-5`. Changing it replaces the fleet (new purchases); the old orders stay with the account.",
     },
     orders: {
       type: "integer",

@@ -49,7 +49,7 @@ namespace PulumiProxy.Proxy
         public Output<int> Orders { get; private set; } = null!;
 
         /// <summary>
-        /// The plan every member buys, such as `dc-us-5`. Changing it replaces the fleet (new purchases).
+        /// The plan every member buys, such as `dc-us-5`. Changing it replaces the fleet (new purchases); the old orders stay with the account.
         /// </summary>
         [Output("planId")]
         public Output<string> PlanId { get; private set; } = null!;
@@ -147,7 +147,7 @@ namespace PulumiProxy.Proxy
         public Input<int> Orders { get; set; } = null!;
 
         /// <summary>
-        /// The plan every member buys, such as `dc-us-5`. Changing it replaces the fleet (new purchases).
+        /// The plan every member buys, such as `dc-us-5`. Changing it replaces the fleet (new purchases); the old orders stay with the account.
         /// </summary>
         [Input("planId", required: true)]
         public Input<string> PlanId { get; set; } = null!;

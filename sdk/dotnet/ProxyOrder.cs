@@ -25,7 +25,7 @@ namespace PulumiProxy.Proxy
         public Output<string?> AdoptOrderId { get; private set; } = null!;
 
         /// <summary>
-        /// The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md).
+        /// The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md). Absent for an order recorded by version 0.1.0, which did not record it.
         /// </summary>
         [Output("apiBaseUrl")]
         public Output<string?> ApiBaseUrl { get; private set; } = null!;
@@ -49,7 +49,7 @@ namespace PulumiProxy.Proxy
         public Output<ImmutableArray<Outputs.ProxyCredential>> Credentials { get; private set; } = null!;
 
         /// <summary>
-        /// When the order expires (RFC 3339): the earliest expiry of the order and its proxies, as of the last create, update or refresh; absent when the API reported none.
+        /// When the order expires (RFC 3339): the earliest expiry of the order and its proxies, as of the last create, update or refresh; null when the API reported none.
         /// </summary>
         [Output("expiresAt")]
         public Output<string?> ExpiresAt { get; private set; } = null!;
@@ -67,7 +67,7 @@ namespace PulumiProxy.Proxy
         public Output<string> OrderId { get; private set; } = null!;
 
         /// <summary>
-        /// The plan to buy, such as `dc-us-5`. Changing it buys a new order (a replacement).
+        /// The plan to buy, such as `dc-us-5` (1 to 128 characters). Changing it buys a new order (a replacement).
         /// </summary>
         [Output("planId")]
         public Output<string> PlanId { get; private set; } = null!;
@@ -79,7 +79,7 @@ namespace PulumiProxy.Proxy
         public Output<ImmutableArray<Outputs.ProxyInfo>> Proxies { get; private set; } = null!;
 
         /// <summary>
-        /// The idempotency key the order was bought with (differs from `idempotencyKey` after a re-purchase); absent for an adopted or imported order.
+        /// The idempotency key the order was bought with (differs from `idempotencyKey` after a re-purchase); null for an adopted or imported order.
         /// </summary>
         [Output("purchaseKey")]
         public Output<string?> PurchaseKey { get; private set; } = null!;
@@ -115,7 +115,7 @@ namespace PulumiProxy.Proxy
         public Output<Outputs.StatusReason?> StatusReason { get; private set; } = null!;
 
         /// <summary>
-        /// Wait until the order is `active` and its proxies are assigned. Defaults to true.
+        /// Wait until the order is `active` and its proxies are assigned. With false, create returns once the order is placed, with the status the API gave it (usually `pending`). Defaults to true.
         /// </summary>
         [Output("waitForReady")]
         public Output<bool> WaitForReady { get; private set; } = null!;
@@ -183,7 +183,7 @@ namespace PulumiProxy.Proxy
         public Input<string>? IdempotencyKey { get; set; }
 
         /// <summary>
-        /// The plan to buy, such as `dc-us-5`. Changing it buys a new order (a replacement).
+        /// The plan to buy, such as `dc-us-5` (1 to 128 characters). Changing it buys a new order (a replacement).
         /// </summary>
         [Input("planId", required: true)]
         public Input<string> PlanId { get; set; } = null!;
@@ -201,7 +201,7 @@ namespace PulumiProxy.Proxy
         public Input<string>? RenewBefore { get; set; }
 
         /// <summary>
-        /// Wait until the order is `active` and its proxies are assigned. Defaults to true.
+        /// Wait until the order is `active` and its proxies are assigned. With false, create returns once the order is placed, with the status the API gave it (usually `pending`). Defaults to true.
         /// </summary>
         [Input("waitForReady")]
         public Input<bool>? WaitForReady { get; set; }

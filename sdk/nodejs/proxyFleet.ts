@@ -59,7 +59,7 @@ export class ProxyFleet extends pulumi.CustomResource {
      */
     public readonly orders!: pulumi.Output<number>;
     /**
-     * The plan every member buys, such as `dc-us-5`. Changing it replaces the fleet (new purchases).
+     * The plan every member buys, such as `dc-us-5`. Changing it replaces the fleet (new purchases); the old orders stay with the account.
      */
     public readonly planId!: pulumi.Output<string>;
     /**
@@ -144,7 +144,7 @@ export interface ProxyFleetArgs {
      */
     orders: pulumi.Input<number>;
     /**
-     * The plan every member buys, such as `dc-us-5`. Changing it replaces the fleet (new purchases).
+     * The plan every member buys, such as `dc-us-5`. Changing it replaces the fleet (new purchases); the old orders stay with the account.
      */
     planId: pulumi.Input<string>;
     /**

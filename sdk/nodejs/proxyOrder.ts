@@ -43,7 +43,7 @@ export class ProxyOrder extends pulumi.CustomResource {
      */
     public readonly adoptOrderId!: pulumi.Output<string | undefined>;
     /**
-     * The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md).
+     * The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md). Absent for an order recorded by version 0.1.0, which did not record it.
      */
     public /*out*/ readonly apiBaseUrl!: pulumi.Output<string | undefined>;
     /**
@@ -59,7 +59,7 @@ export class ProxyOrder extends pulumi.CustomResource {
      */
     public /*out*/ readonly credentials!: pulumi.Output<outputs.ProxyCredential[]>;
     /**
-     * When the order expires (RFC 3339): the earliest expiry of the order and its proxies, as of the last create, update or refresh; absent when the API reported none.
+     * When the order expires (RFC 3339): the earliest expiry of the order and its proxies, as of the last create, update or refresh; null when the API reported none.
      */
     public /*out*/ readonly expiresAt!: pulumi.Output<string | undefined>;
     /**
@@ -71,7 +71,7 @@ export class ProxyOrder extends pulumi.CustomResource {
      */
     public /*out*/ readonly orderId!: pulumi.Output<string>;
     /**
-     * The plan to buy, such as `dc-us-5`. Changing it buys a new order (a replacement).
+     * The plan to buy, such as `dc-us-5` (1 to 128 characters). Changing it buys a new order (a replacement).
      */
     public readonly planId!: pulumi.Output<string>;
     /**
@@ -79,7 +79,7 @@ export class ProxyOrder extends pulumi.CustomResource {
      */
     public /*out*/ readonly proxies!: pulumi.Output<outputs.ProxyInfo[]>;
     /**
-     * The idempotency key the order was bought with (differs from `idempotencyKey` after a re-purchase); absent for an adopted or imported order.
+     * The idempotency key the order was bought with (differs from `idempotencyKey` after a re-purchase); null for an adopted or imported order.
      */
     public /*out*/ readonly purchaseKey!: pulumi.Output<string | undefined>;
     /**
@@ -103,7 +103,7 @@ export class ProxyOrder extends pulumi.CustomResource {
      */
     public /*out*/ readonly statusReason!: pulumi.Output<outputs.StatusReason | undefined>;
     /**
-     * Wait until the order is `active` and its proxies are assigned. Defaults to true.
+     * Wait until the order is `active` and its proxies are assigned. With false, create returns once the order is placed, with the status the API gave it (usually `pending`). Defaults to true.
      */
     public readonly waitForReady!: pulumi.Output<boolean>;
 
@@ -177,7 +177,7 @@ export interface ProxyOrderArgs {
      */
     idempotencyKey?: pulumi.Input<string>;
     /**
-     * The plan to buy, such as `dc-us-5`. Changing it buys a new order (a replacement).
+     * The plan to buy, such as `dc-us-5` (1 to 128 characters). Changing it buys a new order (a replacement).
      */
     planId: pulumi.Input<string>;
     /**
@@ -189,7 +189,7 @@ export interface ProxyOrderArgs {
      */
     renewBefore?: pulumi.Input<string>;
     /**
-     * Wait until the order is `active` and its proxies are assigned. Defaults to true.
+     * Wait until the order is `active` and its proxies are assigned. With false, create returns once the order is placed, with the status the API gave it (usually `pending`). Defaults to true.
      */
     waitForReady?: pulumi.Input<boolean>;
 }

@@ -18,7 +18,7 @@ namespace PulumiProxy.Proxy.Outputs
     public sealed class BandwidthUsage
     {
         /// <summary>
-        /// The limit in bytes; absent when unlimited.
+        /// The limit in bytes; null when unlimited.
         /// </summary>
         public readonly double? LimitBytes;
         /// <summary>

@@ -18,7 +18,7 @@ namespace PulumiProxy.Proxy.Outputs
     public sealed class FleetMember
     {
         /// <summary>
-        /// The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md).
+        /// The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md). Absent for an order recorded by version 0.1.0, which did not record it.
         /// </summary>
         public readonly string? ApiBaseUrl;
         /// <summary>
@@ -38,7 +38,7 @@ namespace PulumiProxy.Proxy.Outputs
         /// </summary>
         public readonly string OrderId;
         /// <summary>
-        /// The idempotency key the order was bought with; absent for an imported order.
+        /// The idempotency key the order was bought with; null for an imported order.
         /// </summary>
         public readonly string? PurchaseKey;
         /// <summary>

@@ -18,7 +18,7 @@ namespace PulumiProxy.Proxy.Outputs
     public sealed class RequestUsage
     {
         /// <summary>
-        /// The limit; absent when unlimited.
+        /// The limit; null when unlimited.
         /// </summary>
         public readonly double? Limit;
         /// <summary>

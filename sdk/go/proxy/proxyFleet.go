@@ -28,7 +28,7 @@ type ProxyFleet struct {
 	Members FleetMemberArrayOutput `pulumi:"members"`
 	// How many orders of the plan the fleet holds (1 to 1000). Raising it buys only the new members; lowering it stops tracking the highest slots, whose orders stay with the account.
 	Orders pulumi.IntOutput `pulumi:"orders"`
-	// The plan every member buys, such as `dc-us-5`. Changing it replaces the fleet (new purchases).
+	// The plan every member buys, such as `dc-us-5`. Changing it replaces the fleet (new purchases); the old orders stay with the account.
 	PlanId pulumi.StringOutput `pulumi:"planId"`
 	// Every proxy of the fleet, flattened, each with its `orderId`; no credentials.
 	Proxies ProxyInfoArrayOutput `pulumi:"proxies"`
@@ -102,7 +102,7 @@ type proxyFleetArgs struct {
 	IdempotencyKey *string `pulumi:"idempotencyKey"`
 	// How many orders of the plan the fleet holds (1 to 1000). Raising it buys only the new members; lowering it stops tracking the highest slots, whose orders stay with the account.
 	Orders int `pulumi:"orders"`
-	// The plan every member buys, such as `dc-us-5`. Changing it replaces the fleet (new purchases).
+	// The plan every member buys, such as `dc-us-5`. Changing it replaces the fleet (new purchases); the old orders stay with the account.
 	PlanId string `pulumi:"planId"`
 	// How long create and update wait for the members, together, such as `20m` (1s to 24h). Through the plugin, `customTimeouts`, when set, take its place; they do not reach the dynamic provider. On timeout the fleet is recorded with what it holds and the next `pulumi up` resumes it. Defaults to `20m`.
 	ReadyTimeout *string `pulumi:"readyTimeout"`
@@ -118,7 +118,7 @@ type ProxyFleetArgs struct {
 	IdempotencyKey pulumi.StringPtrInput
 	// How many orders of the plan the fleet holds (1 to 1000). Raising it buys only the new members; lowering it stops tracking the highest slots, whose orders stay with the account.
 	Orders pulumi.IntInput
-	// The plan every member buys, such as `dc-us-5`. Changing it replaces the fleet (new purchases).
+	// The plan every member buys, such as `dc-us-5`. Changing it replaces the fleet (new purchases); the old orders stay with the account.
 	PlanId pulumi.StringInput
 	// How long create and update wait for the members, together, such as `20m` (1s to 24h). Through the plugin, `customTimeouts`, when set, take its place; they do not reach the dynamic provider. On timeout the fleet is recorded with what it holds and the next `pulumi up` resumes it. Defaults to `20m`.
 	ReadyTimeout pulumi.StringPtrInput
@@ -240,7 +240,7 @@ func (o ProxyFleetOutput) Orders() pulumi.IntOutput {
 	return o.ApplyT(func(v *ProxyFleet) pulumi.IntOutput { return v.Orders }).(pulumi.IntOutput)
 }
 
-// The plan every member buys, such as `dc-us-5`. Changing it replaces the fleet (new purchases).
+// The plan every member buys, such as `dc-us-5`. Changing it replaces the fleet (new purchases); the old orders stay with the account.
 func (o ProxyFleetOutput) PlanId() pulumi.StringOutput {
 	return o.ApplyT(func(v *ProxyFleet) pulumi.StringOutput { return v.PlanId }).(pulumi.StringOutput)
 }

@@ -20,7 +20,7 @@ type ProxyOrder struct {
 
 	// The id of an order that already exists (`ord_...`), to track it instead of buying one, for example after a lost state or a moved resource. Create reads the order, checks that it is for `planId`, and waits for it like a purchase; changing it to another order replaces the resource, and removing it later is an update in place that calls nothing. Through the plugin, `pulumi import` does the same for a new resource; dynamic resources cannot be imported, so with the dynamic provider this is the way back.
 	AdoptOrderId pulumi.StringPtrOutput `pulumi:"adoptOrderId"`
-	// The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md).
+	// The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md). Absent for an order recorded by version 0.1.0, which did not record it.
 	ApiBaseUrl pulumi.StringPtrOutput `pulumi:"apiBaseUrl"`
 	// A one-way fingerprint of the API key the order was bought with (never the key). A `404` from a key that is not this one drops the order from the state only when that key still sees another order of the same key, that is, the same account.
 	ApiKeyFingerprint pulumi.StringPtrOutput `pulumi:"apiKeyFingerprint"`
@@ -28,17 +28,17 @@ type ProxyOrder struct {
 	CreatedAt pulumi.StringPtrOutput `pulumi:"createdAt"`
 	// Credentials of the proxies, in the same order as `proxies`. Always secret.
 	Credentials ProxyCredentialArrayOutput `pulumi:"credentials"`
-	// When the order expires (RFC 3339): the earliest expiry of the order and its proxies, as of the last create, update or refresh; absent when the API reported none.
+	// When the order expires (RFC 3339): the earliest expiry of the order and its proxies, as of the last create, update or refresh; null when the API reported none.
 	ExpiresAt pulumi.StringPtrOutput `pulumi:"expiresAt"`
 	// Idempotency key of the purchase. Defaults to a key derived from the project, stack, resource name and plan, so that running `pulumi up` again never buys twice.
 	IdempotencyKey pulumi.StringOutput `pulumi:"idempotencyKey"`
 	// The order id, such as `ord_...` (also the resource's id).
 	OrderId pulumi.StringOutput `pulumi:"orderId"`
-	// The plan to buy, such as `dc-us-5`. Changing it buys a new order (a replacement).
+	// The plan to buy, such as `dc-us-5` (1 to 128 characters). Changing it buys a new order (a replacement).
 	PlanId pulumi.StringOutput `pulumi:"planId"`
 	// The proxies this order provisioned, without their credentials.
 	Proxies ProxyInfoArrayOutput `pulumi:"proxies"`
-	// The idempotency key the order was bought with (differs from `idempotencyKey` after a re-purchase); absent for an adopted or imported order.
+	// The idempotency key the order was bought with (differs from `idempotencyKey` after a re-purchase); null for an adopted or imported order.
 	PurchaseKey pulumi.StringPtrOutput `pulumi:"purchaseKey"`
 	// When the order became active (RFC 3339).
 	ReadyAt pulumi.StringPtrOutput `pulumi:"readyAt"`
@@ -50,7 +50,7 @@ type ProxyOrder struct {
 	Status pulumi.StringOutput `pulumi:"status"`
 	// Why the order failed or was cancelled, when it did.
 	StatusReason StatusReasonPtrOutput `pulumi:"statusReason"`
-	// Wait until the order is `active` and its proxies are assigned. Defaults to true.
+	// Wait until the order is `active` and its proxies are assigned. With false, create returns once the order is placed, with the status the API gave it (usually `pending`). Defaults to true.
 	WaitForReady pulumi.BoolOutput `pulumi:"waitForReady"`
 }
 
@@ -111,13 +111,13 @@ type proxyOrderArgs struct {
 	AdoptOrderId *string `pulumi:"adoptOrderId"`
 	// Idempotency key of the purchase. Defaults to a key derived from the project, stack, resource name and plan, so that running `pulumi up` again never buys twice.
 	IdempotencyKey *string `pulumi:"idempotencyKey"`
-	// The plan to buy, such as `dc-us-5`. Changing it buys a new order (a replacement).
+	// The plan to buy, such as `dc-us-5` (1 to 128 characters). Changing it buys a new order (a replacement).
 	PlanId string `pulumi:"planId"`
 	// How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). Through the plugin, `customTimeouts.create` (and `.update`), when set, take its place; they do not reach the dynamic provider, where this is the only deadline. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.
 	ReadyTimeout *string `pulumi:"readyTimeout"`
 	// Renew the order this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d). Once the order's `expiresAt` is that close, the preview plans a replacement and `pulumi up` buys a new order (new proxies: the API cannot extend one), waits for it, and only then stops tracking the old one. It must be shorter than the plan's lifetime. Unset (the default), nothing is renewed, since a renewal is a purchase; refresh and preview warn 7 days before expiry.
 	RenewBefore *string `pulumi:"renewBefore"`
-	// Wait until the order is `active` and its proxies are assigned. Defaults to true.
+	// Wait until the order is `active` and its proxies are assigned. With false, create returns once the order is placed, with the status the API gave it (usually `pending`). Defaults to true.
 	WaitForReady *bool `pulumi:"waitForReady"`
 }
 
@@ -127,13 +127,13 @@ type ProxyOrderArgs struct {
 	AdoptOrderId pulumi.StringPtrInput
 	// Idempotency key of the purchase. Defaults to a key derived from the project, stack, resource name and plan, so that running `pulumi up` again never buys twice.
 	IdempotencyKey pulumi.StringPtrInput
-	// The plan to buy, such as `dc-us-5`. Changing it buys a new order (a replacement).
+	// The plan to buy, such as `dc-us-5` (1 to 128 characters). Changing it buys a new order (a replacement).
 	PlanId pulumi.StringInput
 	// How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). Through the plugin, `customTimeouts.create` (and `.update`), when set, take its place; they do not reach the dynamic provider, where this is the only deadline. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.
 	ReadyTimeout pulumi.StringPtrInput
 	// Renew the order this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d). Once the order's `expiresAt` is that close, the preview plans a replacement and `pulumi up` buys a new order (new proxies: the API cannot extend one), waits for it, and only then stops tracking the old one. It must be shorter than the plan's lifetime. Unset (the default), nothing is renewed, since a renewal is a purchase; refresh and preview warn 7 days before expiry.
 	RenewBefore pulumi.StringPtrInput
-	// Wait until the order is `active` and its proxies are assigned. Defaults to true.
+	// Wait until the order is `active` and its proxies are assigned. With false, create returns once the order is placed, with the status the API gave it (usually `pending`). Defaults to true.
 	WaitForReady pulumi.BoolPtrInput
 }
 
@@ -229,7 +229,7 @@ func (o ProxyOrderOutput) AdoptOrderId() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ProxyOrder) pulumi.StringPtrOutput { return v.AdoptOrderId }).(pulumi.StringPtrOutput)
 }
 
-// The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md).
+// The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md). Absent for an order recorded by version 0.1.0, which did not record it.
 func (o ProxyOrderOutput) ApiBaseUrl() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ProxyOrder) pulumi.StringPtrOutput { return v.ApiBaseUrl }).(pulumi.StringPtrOutput)
 }
@@ -249,7 +249,7 @@ func (o ProxyOrderOutput) Credentials() ProxyCredentialArrayOutput {
 	return o.ApplyT(func(v *ProxyOrder) ProxyCredentialArrayOutput { return v.Credentials }).(ProxyCredentialArrayOutput)
 }
 
-// When the order expires (RFC 3339): the earliest expiry of the order and its proxies, as of the last create, update or refresh; absent when the API reported none.
+// When the order expires (RFC 3339): the earliest expiry of the order and its proxies, as of the last create, update or refresh; null when the API reported none.
 func (o ProxyOrderOutput) ExpiresAt() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ProxyOrder) pulumi.StringPtrOutput { return v.ExpiresAt }).(pulumi.StringPtrOutput)
 }
@@ -264,7 +264,7 @@ func (o ProxyOrderOutput) OrderId() pulumi.StringOutput {
 	return o.ApplyT(func(v *ProxyOrder) pulumi.StringOutput { return v.OrderId }).(pulumi.StringOutput)
 }
 
-// The plan to buy, such as `dc-us-5`. Changing it buys a new order (a replacement).
+// The plan to buy, such as `dc-us-5` (1 to 128 characters). Changing it buys a new order (a replacement).
 func (o ProxyOrderOutput) PlanId() pulumi.StringOutput {
 	return o.ApplyT(func(v *ProxyOrder) pulumi.StringOutput { return v.PlanId }).(pulumi.StringOutput)
 }
@@ -274,7 +274,7 @@ func (o ProxyOrderOutput) Proxies() ProxyInfoArrayOutput {
 	return o.ApplyT(func(v *ProxyOrder) ProxyInfoArrayOutput { return v.Proxies }).(ProxyInfoArrayOutput)
 }
 
-// The idempotency key the order was bought with (differs from `idempotencyKey` after a re-purchase); absent for an adopted or imported order.
+// The idempotency key the order was bought with (differs from `idempotencyKey` after a re-purchase); null for an adopted or imported order.
 func (o ProxyOrderOutput) PurchaseKey() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ProxyOrder) pulumi.StringPtrOutput { return v.PurchaseKey }).(pulumi.StringPtrOutput)
 }
@@ -304,7 +304,7 @@ func (o ProxyOrderOutput) StatusReason() StatusReasonPtrOutput {
 	return o.ApplyT(func(v *ProxyOrder) StatusReasonPtrOutput { return v.StatusReason }).(StatusReasonPtrOutput)
 }
 
-// Wait until the order is `active` and its proxies are assigned. Defaults to true.
+// Wait until the order is `active` and its proxies are assigned. With false, create returns once the order is placed, with the status the API gave it (usually `pending`). Defaults to true.
 func (o ProxyOrderOutput) WaitForReady() pulumi.BoolOutput {
 	return o.ApplyT(func(v *ProxyOrder) pulumi.BoolOutput { return v.WaitForReady }).(pulumi.BoolOutput)
 }

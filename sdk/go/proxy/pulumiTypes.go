@@ -15,7 +15,7 @@ var _ = internal.GetEnvOrDefault
 
 // Bandwidth used in the period.
 type BandwidthUsage struct {
-	// The limit in bytes; absent when unlimited.
+	// The limit in bytes; null when unlimited.
 	LimitBytes *float64 `pulumi:"limitBytes"`
 	// Bytes used.
 	UsedBytes float64 `pulumi:"usedBytes"`
@@ -36,7 +36,7 @@ func (o BandwidthUsageOutput) ToBandwidthUsageOutputWithContext(ctx context.Cont
 	return o
 }
 
-// The limit in bytes; absent when unlimited.
+// The limit in bytes; null when unlimited.
 func (o BandwidthUsageOutput) LimitBytes() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v BandwidthUsage) *float64 { return v.LimitBytes }).(pulumi.Float64PtrOutput)
 }
@@ -122,7 +122,7 @@ func (o FleetCredentialArrayOutput) Index(i pulumi.IntInput) FleetCredentialOutp
 
 // One order of a fleet, in the slot it fills.
 type FleetMember struct {
-	// The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md).
+	// The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md). Absent for an order recorded by version 0.1.0, which did not record it.
 	ApiBaseUrl *string `pulumi:"apiBaseUrl"`
 	// A one-way fingerprint of the API key the order was bought with (never the key). A `404` from a key that is not this one drops the order from the state only when that key still sees another order of the same key, that is, the same account.
 	ApiKeyFingerprint *string `pulumi:"apiKeyFingerprint"`
@@ -132,7 +132,7 @@ type FleetMember struct {
 	ExpiresAt *string `pulumi:"expiresAt"`
 	// The order id, such as `ord_...`.
 	OrderId string `pulumi:"orderId"`
-	// The idempotency key the order was bought with; absent for an imported order.
+	// The idempotency key the order was bought with; null for an imported order.
 	PurchaseKey *string `pulumi:"purchaseKey"`
 	// When the order became active (RFC 3339).
 	ReadyAt *string `pulumi:"readyAt"`
@@ -159,7 +159,7 @@ func (o FleetMemberOutput) ToFleetMemberOutputWithContext(ctx context.Context) F
 	return o
 }
 
-// The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md).
+// The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md). Absent for an order recorded by version 0.1.0, which did not record it.
 func (o FleetMemberOutput) ApiBaseUrl() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v FleetMember) *string { return v.ApiBaseUrl }).(pulumi.StringPtrOutput)
 }
@@ -184,7 +184,7 @@ func (o FleetMemberOutput) OrderId() pulumi.StringOutput {
 	return o.ApplyT(func(v FleetMember) string { return v.OrderId }).(pulumi.StringOutput)
 }
 
-// The idempotency key the order was bought with; absent for an imported order.
+// The idempotency key the order was bought with; null for an imported order.
 func (o FleetMemberOutput) PurchaseKey() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v FleetMember) *string { return v.PurchaseKey }).(pulumi.StringPtrOutput)
 }
@@ -400,7 +400,7 @@ func (o ProxyInfoArrayOutput) Index(i pulumi.IntInput) ProxyInfoOutput {
 
 // Requests made in the period.
 type RequestUsage struct {
-	// The limit; absent when unlimited.
+	// The limit; null when unlimited.
 	Limit *float64 `pulumi:"limit"`
 	// Requests made.
 	Used float64 `pulumi:"used"`
@@ -421,7 +421,7 @@ func (o RequestUsageOutput) ToRequestUsageOutputWithContext(ctx context.Context)
 	return o
 }
 
-// The limit; absent when unlimited.
+// The limit; null when unlimited.
 func (o RequestUsageOutput) Limit() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v RequestUsage) *float64 { return v.Limit }).(pulumi.Float64PtrOutput)
 }

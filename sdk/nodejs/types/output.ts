@@ -10,7 +10,7 @@ import * as outputs from "../types/output";
  */
 export interface BandwidthUsage {
     /**
-     * The limit in bytes; absent when unlimited.
+     * The limit in bytes; null when unlimited.
      */
     limitBytes?: number;
     /**
@@ -50,7 +50,7 @@ export interface FleetCredential {
  */
 export interface FleetMember {
     /**
-     * The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md).
+     * The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md). Absent for an order recorded by version 0.1.0, which did not record it.
      */
     apiBaseUrl?: string;
     /**
@@ -70,7 +70,7 @@ export interface FleetMember {
      */
     orderId: string;
     /**
-     * The idempotency key the order was bought with; absent for an imported order.
+     * The idempotency key the order was bought with; null for an imported order.
      */
     purchaseKey?: string;
     /**
@@ -160,7 +160,7 @@ export interface ProxyInfo {
  */
 export interface RequestUsage {
     /**
-     * The limit; absent when unlimited.
+     * The limit; null when unlimited.
      */
     limit?: number;
     /**

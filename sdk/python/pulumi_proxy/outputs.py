@@ -38,7 +38,7 @@ class BandwidthUsage(dict):
         """
         Bandwidth used in the period.
         :param builtins.float used_bytes: Bytes used.
-        :param builtins.float limit_bytes: The limit in bytes; absent when unlimited.
+        :param builtins.float limit_bytes: The limit in bytes; null when unlimited.
         """
         pulumi.set(__self__, "used_bytes", used_bytes)
         if limit_bytes is not None:
@@ -56,7 +56,7 @@ class BandwidthUsage(dict):
     @pulumi.getter(name="limitBytes")
     def limit_bytes(self) -> Optional[builtins.float]:
         """
-        The limit in bytes; absent when unlimited.
+        The limit in bytes; null when unlimited.
         """
         return pulumi.get(self, "limit_bytes")
 
@@ -198,11 +198,11 @@ class FleetMember(dict):
         :param builtins.str order_id: The order id, such as `ord_...`.
         :param builtins.int slot: The member's slot, 0 to `orders` - 1: its purchase key is derived from it.
         :param builtins.str status: `pending`, `provisioning`, `active`, `failed`, `cancelled` or `expired`, as of the last create, update or refresh.
-        :param builtins.str api_base_url: The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md).
+        :param builtins.str api_base_url: The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md). Absent for an order recorded by version 0.1.0, which did not record it.
         :param builtins.str api_key_fingerprint: A one-way fingerprint of the API key the order was bought with (never the key). A `404` from a key that is not this one drops the order from the state only when that key still sees another order of the same key, that is, the same account.
         :param builtins.str created_at: When the order was placed (RFC 3339).
         :param builtins.str expires_at: When the order expires (RFC 3339).
-        :param builtins.str purchase_key: The idempotency key the order was bought with; absent for an imported order.
+        :param builtins.str purchase_key: The idempotency key the order was bought with; null for an imported order.
         :param builtins.str ready_at: When the order became active (RFC 3339).
         :param 'StatusReason' status_reason: Why the order failed or was cancelled, when it did.
         """
@@ -252,7 +252,7 @@ class FleetMember(dict):
     @pulumi.getter(name="apiBaseUrl")
     def api_base_url(self) -> Optional[builtins.str]:
         """
-        The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md).
+        The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md). Absent for an order recorded by version 0.1.0, which did not record it.
         """
         return pulumi.get(self, "api_base_url")
 
@@ -284,7 +284,7 @@ class FleetMember(dict):
     @pulumi.getter(name="purchaseKey")
     def purchase_key(self) -> Optional[builtins.str]:
         """
-        The idempotency key the order was bought with; absent for an imported order.
+        The idempotency key the order was bought with; null for an imported order.
         """
         return pulumi.get(self, "purchase_key")
 
@@ -507,7 +507,7 @@ class RequestUsage(dict):
         """
         Requests made in the period.
         :param builtins.float used: Requests made.
-        :param builtins.float limit: The limit; absent when unlimited.
+        :param builtins.float limit: The limit; null when unlimited.
         """
         pulumi.set(__self__, "used", used)
         if limit is not None:
@@ -525,7 +525,7 @@ class RequestUsage(dict):
     @pulumi.getter
     def limit(self) -> Optional[builtins.float]:
         """
-        The limit; absent when unlimited.
+        The limit; null when unlimited.
         """
         return pulumi.get(self, "limit")
 

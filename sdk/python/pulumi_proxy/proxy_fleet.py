@@ -30,7 +30,7 @@ class ProxyFleetArgs:
         """
         The set of arguments for constructing a ProxyFleet resource.
         :param pulumi.Input[builtins.int] orders: How many orders of the plan the fleet holds (1 to 1000). Raising it buys only the new members; lowering it stops tracking the highest slots, whose orders stay with the account.
-        :param pulumi.Input[builtins.str] plan_id: The plan every member buys, such as `dc-us-5`. Changing it replaces the fleet (new purchases).
+        :param pulumi.Input[builtins.str] plan_id: The plan every member buys, such as `dc-us-5`. Changing it replaces the fleet (new purchases); the old orders stay with the account.
         :param pulumi.Input[builtins.str] idempotency_key: The fleet's identity, from which each member's idempotency key is derived with its slot. Defaults to a key derived from the project, stack, resource name and plan.
         :param pulumi.Input[builtins.str] ready_timeout: How long create and update wait for the members, together, such as `20m` (1s to 24h). Through the plugin, `customTimeouts`, when set, take its place; they do not reach the dynamic provider. On timeout the fleet is recorded with what it holds and the next `pulumi up` resumes it. Defaults to `20m`.
         :param pulumi.Input[builtins.str] renew_before: Renew each member this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d): a member inside the window is replaced alone, by a new order (new proxies). Unset (the default), nothing is renewed.
@@ -67,7 +67,7 @@ class ProxyFleetArgs:
     @pulumi.getter(name="planId")
     def plan_id(self) -> pulumi.Input[builtins.str]:
         """
-        The plan every member buys, such as `dc-us-5`. Changing it replaces the fleet (new purchases).
+        The plan every member buys, such as `dc-us-5`. Changing it replaces the fleet (new purchases); the old orders stay with the account.
         """
         return pulumi.get(self, "plan_id")
 
@@ -146,7 +146,7 @@ class ProxyFleet(pulumi.CustomResource):
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[builtins.str] idempotency_key: The fleet's identity, from which each member's idempotency key is derived with its slot. Defaults to a key derived from the project, stack, resource name and plan.
         :param pulumi.Input[builtins.int] orders: How many orders of the plan the fleet holds (1 to 1000). Raising it buys only the new members; lowering it stops tracking the highest slots, whose orders stay with the account.
-        :param pulumi.Input[builtins.str] plan_id: The plan every member buys, such as `dc-us-5`. Changing it replaces the fleet (new purchases).
+        :param pulumi.Input[builtins.str] plan_id: The plan every member buys, such as `dc-us-5`. Changing it replaces the fleet (new purchases); the old orders stay with the account.
         :param pulumi.Input[builtins.str] ready_timeout: How long create and update wait for the members, together, such as `20m` (1s to 24h). Through the plugin, `customTimeouts`, when set, take its place; they do not reach the dynamic provider. On timeout the fleet is recorded with what it holds and the next `pulumi up` resumes it. Defaults to `20m`.
         :param pulumi.Input[builtins.str] renew_before: Renew each member this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d): a member inside the window is replaced alone, by a new order (new proxies). Unset (the default), nothing is renewed.
         :param pulumi.Input[builtins.bool] wait_for_ready: Wait until every member is `active`. Defaults to true.
@@ -292,7 +292,7 @@ class ProxyFleet(pulumi.CustomResource):
     @pulumi.getter(name="planId")
     def plan_id(self) -> pulumi.Output[builtins.str]:
         """
-        The plan every member buys, such as `dc-us-5`. Changing it replaces the fleet (new purchases).
+        The plan every member buys, such as `dc-us-5`. Changing it replaces the fleet (new purchases); the old orders stay with the account.
         """
         return pulumi.get(self, "plan_id")
 

@@ -29,12 +29,12 @@ class ProxyOrderArgs:
                  wait_for_ready: Optional[pulumi.Input[builtins.bool]] = None):
         """
         The set of arguments for constructing a ProxyOrder resource.
-        :param pulumi.Input[builtins.str] plan_id: The plan to buy, such as `dc-us-5`. Changing it buys a new order (a replacement).
+        :param pulumi.Input[builtins.str] plan_id: The plan to buy, such as `dc-us-5` (1 to 128 characters). Changing it buys a new order (a replacement).
         :param pulumi.Input[builtins.str] adopt_order_id: The id of an order that already exists (`ord_...`), to track it instead of buying one, for example after a lost state or a moved resource. Create reads the order, checks that it is for `planId`, and waits for it like a purchase; changing it to another order replaces the resource, and removing it later is an update in place that calls nothing. Through the plugin, `pulumi import` does the same for a new resource; dynamic resources cannot be imported, so with the dynamic provider this is the way back.
         :param pulumi.Input[builtins.str] idempotency_key: Idempotency key of the purchase. Defaults to a key derived from the project, stack, resource name and plan, so that running `pulumi up` again never buys twice.
         :param pulumi.Input[builtins.str] ready_timeout: How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). Through the plugin, `customTimeouts.create` (and `.update`), when set, take its place; they do not reach the dynamic provider, where this is the only deadline. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.
         :param pulumi.Input[builtins.str] renew_before: Renew the order this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d). Once the order's `expiresAt` is that close, the preview plans a replacement and `pulumi up` buys a new order (new proxies: the API cannot extend one), waits for it, and only then stops tracking the old one. It must be shorter than the plan's lifetime. Unset (the default), nothing is renewed, since a renewal is a purchase; refresh and preview warn 7 days before expiry.
-        :param pulumi.Input[builtins.bool] wait_for_ready: Wait until the order is `active` and its proxies are assigned. Defaults to true.
+        :param pulumi.Input[builtins.bool] wait_for_ready: Wait until the order is `active` and its proxies are assigned. With false, create returns once the order is placed, with the status the API gave it (usually `pending`). Defaults to true.
         """
         pulumi.set(__self__, "plan_id", plan_id)
         if adopt_order_id is not None:
@@ -56,7 +56,7 @@ class ProxyOrderArgs:
     @pulumi.getter(name="planId")
     def plan_id(self) -> pulumi.Input[builtins.str]:
         """
-        The plan to buy, such as `dc-us-5`. Changing it buys a new order (a replacement).
+        The plan to buy, such as `dc-us-5` (1 to 128 characters). Changing it buys a new order (a replacement).
         """
         return pulumi.get(self, "plan_id")
 
@@ -116,7 +116,7 @@ class ProxyOrderArgs:
     @pulumi.getter(name="waitForReady")
     def wait_for_ready(self) -> Optional[pulumi.Input[builtins.bool]]:
         """
-        Wait until the order is `active` and its proxies are assigned. Defaults to true.
+        Wait until the order is `active` and its proxies are assigned. With false, create returns once the order is placed, with the status the API gave it (usually `pending`). Defaults to true.
         """
         return pulumi.get(self, "wait_for_ready")
 
@@ -147,10 +147,10 @@ class ProxyOrder(pulumi.CustomResource):
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[builtins.str] adopt_order_id: The id of an order that already exists (`ord_...`), to track it instead of buying one, for example after a lost state or a moved resource. Create reads the order, checks that it is for `planId`, and waits for it like a purchase; changing it to another order replaces the resource, and removing it later is an update in place that calls nothing. Through the plugin, `pulumi import` does the same for a new resource; dynamic resources cannot be imported, so with the dynamic provider this is the way back.
         :param pulumi.Input[builtins.str] idempotency_key: Idempotency key of the purchase. Defaults to a key derived from the project, stack, resource name and plan, so that running `pulumi up` again never buys twice.
-        :param pulumi.Input[builtins.str] plan_id: The plan to buy, such as `dc-us-5`. Changing it buys a new order (a replacement).
+        :param pulumi.Input[builtins.str] plan_id: The plan to buy, such as `dc-us-5` (1 to 128 characters). Changing it buys a new order (a replacement).
         :param pulumi.Input[builtins.str] ready_timeout: How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). Through the plugin, `customTimeouts.create` (and `.update`), when set, take its place; they do not reach the dynamic provider, where this is the only deadline. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.
         :param pulumi.Input[builtins.str] renew_before: Renew the order this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d). Once the order's `expiresAt` is that close, the preview plans a replacement and `pulumi up` buys a new order (new proxies: the API cannot extend one), waits for it, and only then stops tracking the old one. It must be shorter than the plan's lifetime. Unset (the default), nothing is renewed, since a renewal is a purchase; refresh and preview warn 7 days before expiry.
-        :param pulumi.Input[builtins.bool] wait_for_ready: Wait until the order is `active` and its proxies are assigned. Defaults to true.
+        :param pulumi.Input[builtins.bool] wait_for_ready: Wait until the order is `active` and its proxies are assigned. With false, create returns once the order is placed, with the status the API gave it (usually `pending`). Defaults to true.
         """
         ...
     @overload
@@ -271,7 +271,7 @@ class ProxyOrder(pulumi.CustomResource):
     @pulumi.getter(name="apiBaseUrl")
     def api_base_url(self) -> pulumi.Output[Optional[builtins.str]]:
         """
-        The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md).
+        The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md). Absent for an order recorded by version 0.1.0, which did not record it.
         """
         return pulumi.get(self, "api_base_url")
 
@@ -303,7 +303,7 @@ class ProxyOrder(pulumi.CustomResource):
     @pulumi.getter(name="expiresAt")
     def expires_at(self) -> pulumi.Output[Optional[builtins.str]]:
         """
-        When the order expires (RFC 3339): the earliest expiry of the order and its proxies, as of the last create, update or refresh; absent when the API reported none.
+        When the order expires (RFC 3339): the earliest expiry of the order and its proxies, as of the last create, update or refresh; null when the API reported none.
         """
         return pulumi.get(self, "expires_at")
 
@@ -327,7 +327,7 @@ class ProxyOrder(pulumi.CustomResource):
     @pulumi.getter(name="planId")
     def plan_id(self) -> pulumi.Output[builtins.str]:
         """
-        The plan to buy, such as `dc-us-5`. Changing it buys a new order (a replacement).
+        The plan to buy, such as `dc-us-5` (1 to 128 characters). Changing it buys a new order (a replacement).
         """
         return pulumi.get(self, "plan_id")
 
@@ -343,7 +343,7 @@ class ProxyOrder(pulumi.CustomResource):
     @pulumi.getter(name="purchaseKey")
     def purchase_key(self) -> pulumi.Output[Optional[builtins.str]]:
         """
-        The idempotency key the order was bought with (differs from `idempotencyKey` after a re-purchase); absent for an adopted or imported order.
+        The idempotency key the order was bought with (differs from `idempotencyKey` after a re-purchase); null for an adopted or imported order.
         """
         return pulumi.get(self, "purchase_key")
 
@@ -391,7 +391,7 @@ class ProxyOrder(pulumi.CustomResource):
     @pulumi.getter(name="waitForReady")
     def wait_for_ready(self) -> pulumi.Output[builtins.bool]:
         """
-        Wait until the order is `active` and its proxies are assigned. Defaults to true.
+        Wait until the order is `active` and its proxies are assigned. With false, create returns once the order is placed, with the status the API gave it (usually `pending`). Defaults to true.
         """
         return pulumi.get(self, "wait_for_ready")
 
