@@ -93,6 +93,9 @@ export class ProxyFleet extends pulumi.CustomResource {
    */
   constructor(name: string, args: ProxyFleetArgs, opts?: pulumi.CustomResourceOptions) {
     const idempotencyKey = resourceKey(name, args.planId, args.idempotencyKey);
+    // Every input of the description as given (check fills in the defaults), and every output, undefined, so that the
+    // engine returns it (pulumi/pulumi#2931).
+    const inputs = Object.fromEntries(Object.keys(PROXY_FLEET.inputs).map((key) => [key, args[key as keyof ProxyFleetArgs]]));
     const outputs = Object.fromEntries(FLEET_OUTPUT_ONLY_PROPERTIES.map((key) => [key, undefined]));
     super(
       FLEET_TYPE,
@@ -100,11 +103,7 @@ export class ProxyFleet extends pulumi.CustomResource {
       {
         [PROVIDER_KEY]: SERIALIZED_FLEET_PROVIDER,
         ...outputs,
-        planId: args.planId,
-        orders: args.orders,
-        waitForReady: args.waitForReady,
-        readyTimeout: args.readyTimeout,
-        renewBefore: args.renewBefore,
+        ...inputs,
         idempotencyKey,
       },
       { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...secretNames(PROXY_FLEET.outputs)] },

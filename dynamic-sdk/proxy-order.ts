@@ -137,6 +137,9 @@ export class ProxyOrder extends pulumi.CustomResource {
    */
   constructor(name: string, args: ProxyOrderArgs, opts?: pulumi.CustomResourceOptions) {
     const idempotencyKey = resourceKey(name, args.planId, args.idempotencyKey);
+    // Every input of the description as given (check fills in the defaults), and every output, undefined, so that the
+    // engine returns it (pulumi/pulumi#2931).
+    const inputs = Object.fromEntries(Object.keys(PROXY_ORDER.inputs).map((key) => [key, args[key as keyof ProxyOrderArgs]]));
     const outputs = Object.fromEntries(OUTPUT_ONLY_PROPERTIES.map((key) => [key, undefined]));
     // What `pulumi.dynamic.Resource` does, with a provider written by hand instead of serialized (see provider/pulumi-host.ts).
     super(
@@ -145,12 +148,8 @@ export class ProxyOrder extends pulumi.CustomResource {
       {
         [PROVIDER_KEY]: SERIALIZED_PROVIDER,
         ...outputs,
-        planId: args.planId,
-        waitForReady: args.waitForReady,
-        readyTimeout: args.readyTimeout,
+        ...inputs,
         idempotencyKey,
-        adoptOrderId: args.adoptOrderId,
-        renewBefore: args.renewBefore,
       },
       { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...secretNames(PROXY_ORDER.outputs)] },
     );

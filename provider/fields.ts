@@ -101,6 +101,21 @@ export function secretNames(fields: Fields): string[] {
     .map(([name]) => name);
 }
 
+/**
+ * The resource's inputs among `values` (inputs, or stored outputs, which echo them): every input of the description,
+ * an unset optional one (undefined, or null as older states store it) left out. The state's echo of the inputs and a
+ * refresh's inputs are this, so an input added to a description is echoed without another list to keep.
+ */
+export function inputValues(resource: ResourceSpec, values: object): Record<string, unknown> {
+  const all = values as Record<string, unknown>;
+  return Object.fromEntries(Object.keys(resource.inputs).flatMap((name) => (all[name] === undefined || all[name] === null ? [] : [[name, all[name]]])));
+}
+
+/** `outputs` without any of the resource's inputs: what an update keeps of the stored outputs before the new inputs. */
+export function withoutInputs(resource: ResourceSpec, outputs: object): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(outputs).filter(([name]) => !(name in resource.inputs)));
+}
+
 /** Names of the resource's inputs whose change replaces it. */
 export function replacingInputs(resource: ResourceSpec): string[] {
   return Object.entries(resource.inputs)

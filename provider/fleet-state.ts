@@ -3,6 +3,7 @@
  */
 import type { Order } from "../contract/types";
 import { PROXY_FLEET, type ObjectTypes, type Shape } from "./definitions";
+import { inputValues } from "./fields";
 import { splitCredentials } from "./order-state";
 import { storedOrigin, type OrderOrigin } from "./origin";
 
@@ -88,14 +89,7 @@ export function toFleetOutputs(
   };
 }
 
-/** The inputs part of stored outputs (refresh returns them so that a refresh leaves no phantom diff). */
-export function fleetInputsOf(outputs: FleetInputs): FleetInputs {
-  return {
-    planId: outputs.planId,
-    orders: outputs.orders,
-    waitForReady: outputs.waitForReady,
-    readyTimeout: outputs.readyTimeout,
-    idempotencyKey: outputs.idempotencyKey,
-    ...(outputs.renewBefore === undefined || outputs.renewBefore === null ? {} : { renewBefore: outputs.renewBefore }),
-  };
+/** The inputs part of inputs or stored outputs (refresh returns them so that a refresh leaves no phantom diff). */
+export function fleetInputsOf(values: FleetInputs): FleetInputs {
+  return inputValues(PROXY_FLEET, values) as FleetInputs;
 }

@@ -19,7 +19,7 @@ import { unchangedInList } from "./listing";
 import { adoptionGone, adoptionRefusal, goneWhileResuming, importNotFound, livesElsewhere, orderGone, untracked, untrackedButActive } from "./messages";
 import { originOf, otherApi, storedOrigin, witness } from "./origin";
 import { planOrderChange } from "./order-plan";
-import { inputsOf, storedOrder, toOutputs, type OrderInputs, type OrderOutputs } from "./order-state";
+import { inputsOf, storedOrder, toOutputs, withInputs, type OrderInputs, type OrderOutputs } from "./order-state";
 import { ProviderCore, type ConfigureArgs, type OperationOptions, type ProviderOptions } from "./provider-core";
 import { planSuccessor, takePlannedSuccessor, UNKNOWN, type WithProvider } from "./pulumi-host";
 import { assessExpiry, expiryMessage } from "./renewal";
@@ -139,16 +139,14 @@ export class OrderProvider implements Omit<Engine, "read"> {
   /** Changes no purchase: resumes waiting for an order recorded before it was ready, else records the new inputs. */
   async update(id: string, olds: OrderOutputs, news: WithProvider<OrderInputs>, operation: OperationOptions = {}): Promise<{ outs: OrderOutputs }> {
     if (!(isPendingState(olds.status) && news.waitForReady)) {
-      // Optional inputs the program no longer sets leave the outputs too.
-      const { adoptOrderId: _adopted, renewBefore: _renewBefore, ...order } = olds;
-      return { outs: { ...order, ...inputsOf(news) } };
+      return { outs: withInputs(olds, news) };
     }
     const account = this.core.account();
     const { api } = account;
     const elsewhere = otherApi(olds, api);
     if (elsewhere) {
       this.core.log.warn(livesElsewhere(describeOrder(olds), elsewhere, api.baseUrl, "update"));
-      return { outs: { ...olds, ...inputsOf(news) } };
+      return { outs: withInputs(olds, news) };
     }
     this.core.log.info(`proxy: resuming the wait for order ${id} (recorded as ${olds.status}); nothing is bought`);
     const order = await this.core.flow.readOrder(account, id, olds);

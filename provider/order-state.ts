@@ -3,6 +3,7 @@
  */
 import type { Order, ProxyRecord } from "../contract/types";
 import { PROXY_ORDER, type ObjectTypes, type Shape } from "./definitions";
+import { inputValues, withoutInputs } from "./fields";
 import { storedOrigin, type OrderOrigin } from "./origin";
 import { orderExpiry } from "./renewal";
 
@@ -33,12 +34,7 @@ export function splitCredentials(proxies: ProxyRecord[]): { proxies: ProxyInfo[]
 export function toOutputs(inputs: OrderInputs, order: Order, purchaseKey: string | null, origin: OrderOrigin | undefined): OrderOutputs {
   const reason = order.statusReason;
   return {
-    planId: inputs.planId,
-    waitForReady: inputs.waitForReady,
-    readyTimeout: inputs.readyTimeout,
-    idempotencyKey: inputs.idempotencyKey,
-    ...(inputs.adoptOrderId === undefined ? {} : { adoptOrderId: inputs.adoptOrderId }),
-    ...(inputs.renewBefore === undefined ? {} : { renewBefore: inputs.renewBefore }),
+    ...inputsOf(inputs),
     orderId: order.id,
     status: order.status,
     statusReason: reason ? { code: reason.code, message: reason.message } : null,
@@ -51,16 +47,14 @@ export function toOutputs(inputs: OrderInputs, order: Order, purchaseKey: string
   };
 }
 
-/** The inputs part of stored outputs (refresh returns them so that a refresh leaves no phantom diff). */
-export function inputsOf(outputs: OrderInputs): OrderInputs {
-  return {
-    planId: outputs.planId,
-    waitForReady: outputs.waitForReady,
-    readyTimeout: outputs.readyTimeout,
-    idempotencyKey: outputs.idempotencyKey,
-    ...(outputs.adoptOrderId === undefined || outputs.adoptOrderId === null ? {} : { adoptOrderId: outputs.adoptOrderId }),
-    ...(outputs.renewBefore === undefined || outputs.renewBefore === null ? {} : { renewBefore: outputs.renewBefore }),
-  };
+/** The inputs part of inputs or stored outputs (refresh returns them so that a refresh leaves no phantom diff). */
+export function inputsOf(values: OrderInputs): OrderInputs {
+  return inputValues(PROXY_ORDER, values) as OrderInputs;
+}
+
+/** The stored outputs with the new inputs in place of the old: an optional input no longer set leaves them too. */
+export function withInputs(outputs: OrderOutputs, inputs: OrderInputs): OrderOutputs {
+  return { ...(withoutInputs(PROXY_ORDER, outputs) as Omit<OrderOutputs, keyof OrderInputs>), ...inputsOf(inputs) };
 }
 
 /**
