@@ -5,7 +5,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-/** Sets up the workspace; `program(name, text)` writes a program and makes its stack, `cli(dir, args, env)` runs the CLI. */
+/**
+ * Sets up the workspace; `program(name, text)` writes a program and makes its stack, `cli(dir, args, env)` runs the
+ * CLI, `dir` is the workspace's folder (removed by `cleanup`).
+ */
 export async function benchWorkspace(root) {
   const pulumi = execFileSync(join(root, "scripts", "ensure-pulumi"), { encoding: "utf8" }).trim().split("\n").pop();
   const state = mkdtempSync(join(tmpdir(), "pulumi-proxy-bench-"));
@@ -39,5 +42,5 @@ export async function benchWorkspace(root) {
     await cli(dir, ["stack", "init", "bench"]);
     return dir;
   };
-  return { cli, program, cleanup: () => rmSync(state, { recursive: true, force: true }) };
+  return { cli, program, dir: state, cleanup: () => rmSync(state, { recursive: true, force: true }) };
 }
