@@ -4,8 +4,8 @@
  * `AbortSignal` cancels the wait.
  *
  * The schedule (docs/contributing/benchmarks.md measures it): the pause after a poll is 250 ms plus a tenth of the time
- * waited so far, at most `maxPollMs`. So an order that becomes ready after T is seen at most 250 ms + T/10 late, with a number of
- * polls that grows with the logarithm of T. An `estimated_ready_at` in the future replaces that schedule: the next
+ * waited so far, at most `maxPollMs`. So an order that becomes ready after T is seen at most 250 ms + T/10 late, with a
+ * number of polls that grows with the logarithm of T. An `estimated_ready_at` in the future replaces that schedule: the next
  * poll is just after it (at most `maxPollMs` away), so an exact estimate costs one or two requests. If a poll at or
  * after the estimate finds the order not ready, the estimate has failed once and is not trusted again for this wait:
  * the no-hint schedule takes over from there, so a wrong estimate costs no more than having none. An API that sends no

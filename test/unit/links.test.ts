@@ -1,6 +1,7 @@
 /**
  * Every relative link of the README and the docs/ pages (users' and contributors') resolves: to a file or folder of
- * the repository, and, with an anchor, to a heading of that page (GitHub's anchors: lower case, punctuation dropped, spaces as hyphens).
+ * the repository, and, with an anchor, to a heading of that page (GitHub's anchors: lower case, punctuation dropped,
+ * spaces as hyphens).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";

@@ -46,7 +46,7 @@ function literalRuns(): string[] {
     if (ts.isTemplateExpression(node)) return [node.head.text, ...node.templateSpans.flatMap((span) => [null, span.literal.text])];
     return [null];
   };
-  const visit = (node: ts.Node, source: ts.SourceFile): void => {
+  const visit = (node: ts.Node): void => {
     const isRoot = !(node.parent && ts.isBinaryExpression(node.parent) && node.parent.operatorToken.kind === ts.SyntaxKind.PlusToken);
     if (isRoot && (ts.isBinaryExpression(node) || ts.isStringLiteral(node) || ts.isTemplateExpression(node) || ts.isNoSubstitutionTemplateLiteral(node))) {
       let run = "";
@@ -58,15 +58,14 @@ function literalRuns(): string[] {
       }
       runs.push(fold(run));
     }
-    ts.forEachChild(node, (child) => visit(child, source));
+    ts.forEachChild(node, visit);
   };
   const walk = (dir: string): void => {
     for (const entry of readdirSync(join(REPO_ROOT, dir), { withFileTypes: true })) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
       else if (/\.(ts|js)$/.test(entry.name) && !entry.name.endsWith(".d.ts")) {
-        const source = ts.createSourceFile(path, readFileSync(join(REPO_ROOT, path), "utf8"), ts.ScriptTarget.Latest, true);
-        visit(source, source);
+        visit(ts.createSourceFile(path, readFileSync(join(REPO_ROOT, path), "utf8"), ts.ScriptTarget.Latest, true));
       }
     }
   };
