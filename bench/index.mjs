@@ -7,7 +7,8 @@
 // Pulumi CLI parts, which take many minutes; BENCH_ENGINE_SIZES (default "1,10,50") sets the engine part's values of
 // N; BENCH_FLEET_CASES (default in fleet.mjs) the fleet part's N:P:R:T; BENCH_FLEET_RESOURCE_CASES (default in
 // fleet-resource.mjs) the ProxyFleet part's N:R:T, BENCH_STACKS its K stacks on one key, BENCH_SHARE_CASES its fleet
-// beside an application; BENCH_API=real makes the sandbox unkind in every case (api-shape.mjs); BENCH_ONLY=fleet or
+// beside an application; BENCH_SHARED_ACCOUNT (default in shared-account.mjs) the shared account's refresh;
+// BENCH_API=real makes the sandbox unkind in every case (api-shape.mjs). BENCH_ONLY=main, BENCH_ONLY=fleet or
 // BENCH_ONLY=fleet-resource runs that part alone and rewrites only its table in docs/contributing/benchmarks.md.
 import { execFile, spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -114,17 +115,19 @@ if (!fleetOnly) {
     const { engineFigures } = await import("./engine.mjs");
     const sizes = (process.env.BENCH_ENGINE_SIZES ?? "1,10,50").split(",").map(Number);
     for (const figure of await engineFigures(root, repeats, startSandbox, sizes)) row(...figure);
+    const { sharedAccountFigures, DEFAULT_SHARED_ACCOUNT } = await import("./shared-account.mjs");
+    for (const figure of await sharedAccountFigures(root, startSandbox, PLANS, process.env.BENCH_SHARED_ACCOUNT ?? DEFAULT_SHARED_ACCOUNT)) row(...figure);
   }
 }
 
 // 5. Fleets under the API's rate limit, against their floors and a no-op resource that waits as long.
-if (process.env.BENCH_SKIP_ENGINE !== "1" && only !== "fleet-resource") {
+if (process.env.BENCH_SKIP_ENGINE !== "1" && only !== "main" && only !== "fleet-resource") {
   const { fleetFigures, DEFAULT_FLEET_CASES } = await import("./fleet.mjs");
   for (const figure of await fleetFigures(root, startSandbox, process.env.BENCH_FLEET_CASES ?? DEFAULT_FLEET_CASES)) row(...figure);
 }
 
 // 6. ProxyFleet: one resource of N orders, not bound by the engine's slots, against the API's floor.
-if (process.env.BENCH_SKIP_ENGINE !== "1" && only !== "fleet") {
+if (process.env.BENCH_SKIP_ENGINE !== "1" && only !== "main" && only !== "fleet") {
   const { fleetResourceFigures, DEFAULT_FLEET_RESOURCE_CASES, DEFAULT_STACKS_CASES, DEFAULT_SHARE_CASES } = await import("./fleet-resource.mjs");
   const env = process.env;
   const figures = await fleetResourceFigures(
