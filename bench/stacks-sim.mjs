@@ -6,8 +6,10 @@
 // 3 to 3.5 s of engine start and 1 s of engine end; figures to compare pacing designs, not to quote as the bench's.
 //
 // `node bench/stacks-sim.mjs` after `npm run build`. SIM_CASES: K:N:R:T cases as BENCH_STACKS takes them, with
-// `:on-429`, `:never`, `:late=<s>`, `:latency=<ms>`, `:window=<s>`, `:no-estimates`; SIM_SEEDS (default 1,7,13) vary
-// the latency's jitter; SIM_PACING, a JSON object of PacerOptions, tries other pacer settings.
+// `:on-429`, `:never`, `:late=<s>`, `:latency=<ms>`, `:window=<s>`, `:no-estimates`, and `:share=<percent>` (each
+// stack capped at that share, beside an application sending the rest of the key's rate steadily, as
+// BENCH_SHARE_CASES does); SIM_SEEDS (default 1,7,13) vary the latency's jitter; SIM_PACING, a JSON object of
+// PacerOptions, tries other pacer settings.
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -56,7 +58,7 @@ function virtualClock() {
 }
 
 /** One case: K stacks of N orders on a key of R requests a second. */
-export async function simulateStacks({ k, n, r, t, hints = "always", lateMs = 0, latencyMs = 5, windowSeconds, estimates = true, seed = 1, pacing = {} }) {
+export async function simulateStacks({ k, n, r, t, hints = "always", lateMs = 0, latencyMs = 5, windowSeconds, estimates = true, share, seed = 1, pacing = {} }) {
   const clock = virtualClock();
   const limiter = new RateLimiter({ requestsPerSecond: r, burst: r, windowSeconds }, clock.now);
   let state = seed;
@@ -64,6 +66,20 @@ export async function simulateStacks({ k, n, r, t, hints = "always", lateMs = 0,
   const refusals = [];
   let calls = 0;
   const starts = [];
+
+  // Beside a capped share, an application sends the rest of the key's rate, evenly spaced, from the start to the end.
+  const app = { sent: 0, refused: 0, done: share === undefined };
+  let finished = false;
+  const application = async () => {
+    if (share === undefined) return;
+    const every = 1000 / (r * (1 - share));
+    while (!finished) {
+      await clock.sleep(every);
+      app.sent += 1;
+      if (!limiter.take("key").allowed) app.refused += 1;
+    }
+    app.done = true;
+  };
 
   const send = async (budget, stack, priority) => {
     for (;;) {
@@ -88,6 +104,7 @@ export async function simulateStacks({ k, n, r, t, hints = "always", lateMs = 0,
     await clock.sleep((index === k - 1 ? lateMs : 0) + ENGINE_START_MS + random() * ENGINE_START_SPREAD_MS);
     starts[index] = clock.now();
     const budget = new RequestBudget({ clock, pacing });
+    if (share !== undefined) budget.limitShare(share);
     await Promise.all(
       Array.from({ length: n }, async () => {
         await send(budget, index, "urgent");
@@ -107,13 +124,28 @@ export async function simulateStacks({ k, n, r, t, hints = "always", lateMs = 0,
   };
 
   let ends;
-  const all = Promise.all(Array.from({ length: k }, (_, i) => stack(i))).then((e) => (ends = e));
+  const appDone = application();
+  const all = Promise.all(Array.from({ length: k }, (_, i) => stack(i))).then((e) => {
+    ends = e;
+    finished = true;
+  });
   await clock.run(() => ends !== undefined);
   await all;
-  const floor = Math.max(t * 1000 + ((k * n) / r) * 1000, ((2 * k * n) / r) * 1000);
+  await clock.run(() => app.done);
+  await appDone;
+  // The floor at the stacks' share of the key's rate.
+  const rate = r * (share ?? 1);
+  const floor = Math.max(t * 1000 + ((k * n) / rate) * 1000, ((2 * k * n) / rate) * 1000);
   // A stack's first contact: its refusals within a second of its first request, when its slow start met the limit.
   const firstContact = refusals.filter((x) => x.at - starts[x.stack] < 1000).length;
-  return { ratio: Math.max(...ends) / floor, share: refusals.length / calls, refused: refusals.length, firstContact, calls };
+  return {
+    ratio: Math.max(...ends) / floor,
+    share: refusals.length / calls,
+    refused: refusals.length,
+    firstContact,
+    calls,
+    app: share === undefined ? undefined : app.refused / Math.max(1, app.sent),
+  };
 }
 
 /** Reads a case as BENCH_STACKS writes it. */
@@ -128,23 +160,26 @@ function parseCase(spec) {
     latencyMs: Number(value("latency") ?? 5),
     windowSeconds: value("window") === undefined ? undefined : Number(value("window")),
     estimates: !flags.includes("no-estimates"),
+    share: value("share") === undefined ? undefined : Number(value("share")) / 100,
   };
 }
 
 const DEFAULT_SIM_CASES =
-  "2:100:10:20:on-429,2:100:10:20:never,2:100:10:20,4:50:10:20:on-429:late=10,4:50:10:20:never:late=10,4:50:10:20:late=10,2:100:10:20:on-429:latency=40:window=1:no-estimates";
+  "2:100:10:20:on-429,2:100:10:20:never,2:100:10:20,4:50:10:20:on-429:late=10,4:50:10:20:never:late=10,4:50:10:20:late=10,2:100:10:20:on-429:latency=40:window=1:no-estimates," +
+  "1:100:20:20:on-429:share=50,1:100:20:20:on-429:share=50:latency=40:window=1:no-estimates";
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const seeds = (process.env.SIM_SEEDS ?? "1,7,13").split(",").map(Number);
   const pacing = JSON.parse(process.env.SIM_PACING ?? "{}");
-  console.log("| case | last end / floor, per seed | answered 429 | of them at a stack's first contact |");
-  console.log("|---|---|---|---|");
+  console.log("| case | last end / floor, per seed | answered 429 | of them at a stack's first contact | the application's answered 429 |");
+  console.log("|---|---|---|---|---|");
   for (const spec of (process.env.SIM_CASES ?? DEFAULT_SIM_CASES).split(",")) {
     const runs = [];
     for (const seed of seeds) runs.push(await simulateStacks({ ...parseCase(spec), seed, pacing }));
     const ratios = runs.map((x) => `${x.ratio.toFixed(2)}x`).join(", ");
     const shares = runs.map((x) => `${(x.share * 100).toFixed(1)}%`).join(", ");
     const contacts = runs.map((x) => `${x.firstContact} of ${x.refused}`).join(", ");
-    console.log(`| ${spec} | ${ratios} | ${shares} | ${contacts} |`);
+    const app = runs[0].app === undefined ? "" : runs.map((x) => `${(x.app * 100).toFixed(1)}%`).join(", ");
+    console.log(`| ${spec} | ${ratios} | ${shares} | ${contacts} | ${app} |`);
   }
 }

@@ -10,6 +10,10 @@
  *   limit: at the first `429` about the window was in flight, and each of those is answered `429` too, so the window
  *   stays near the threshold unless the API goes on accepting more for many round trips. The rate it leaves for is
  *   what the API accepted meanwhile.
+ * - **A shared key starts by rate.** When a share below all of the key was asked for (limitShare), others are known to
+ *   send on the key, and a window alone would let a few round trips on a fast link spend a whole second's quota of
+ *   theirs before the first `429` says what the key's rate is. Then the slow start is also a rate:
+ *   `initialRatePerSecond`, doubling every half second from the first request, until the first `429` or hint.
  * - **A 429 cuts the rate** to `throttleFactor` of the rate the API accepted from this process over the last seconds
  *   (W), once per episode. The rate then grows back on a cubic curve, as TCP CUBIC and the AWS SDKs' adaptive retry
  *   mode do: fast at first and flat as it nears W; above W it probes, slowly at first and faster the longer no 429
@@ -34,9 +38,15 @@ export const DEFAULT_PACER_OPTIONS = {
   hintShare: 0.95,
 } as const;
 
+/** How often a shared key's slow start doubles its rate (see the module's comment). */
+const SHARED_START_DOUBLING_MS = 500;
+
 /** Options of a {@link Pacer}. */
 export interface PacerOptions {
-  /** The slow start's first window: requests in flight before any answer but the first. @default 2 */
+  /**
+   * The slow start's first window: requests in flight before any answer but the first; on a shared key also its first
+   * rate, per second. @default 2
+   */
   initialRatePerSecond?: number;
   /** The smallest burst the learned rate allows (its bucket holds at least this many requests). @default 4 */
   minBurst?: number;
@@ -89,6 +99,8 @@ export class Pacer {
   private hinted: number | undefined;
   /** The most of the key's rate used (limitShare): of the hinted rate, or of the largest rate a 429 taught. */
   private share = 1;
+  /** When the first request went: a shared key's slow start doubles its rate every half second from then. */
+  private startedAt: number | undefined;
 
   constructor(now: number, options: PacerOptions = {}) {
     const d = DEFAULT_PACER_OPTIONS;
@@ -114,8 +126,12 @@ export class Pacer {
     return this.cut === undefined && this.hinted === undefined;
   }
 
-  /** The rate in force at `now`, in requests per second (unbounded during the slow start, which a window bounds). */
+  /**
+   * The rate in force at `now`, in requests per second (during the slow start, which a window bounds, unbounded but
+   * for a shared key's).
+   */
   rate(now: number): number {
+    if (this.slowStart) return this.share < 1 ? this.sharedStartRate(now) : Number.POSITIVE_INFINITY;
     let rate = Number.POSITIVE_INFINITY;
     if (this.cut) {
       const { cubicGrowth, throttleFactor, probePerSecond, probeGrowth } = this.options;
@@ -139,7 +155,10 @@ export class Pacer {
    * while the slow start's window is full (an answer opens it).
    */
   nextAt(now: number, inFlight = 0): number {
-    if (this.slowStart) return inFlight < this.window ? now : Number.POSITIVE_INFINITY;
+    if (this.slowStart) {
+      if (inFlight >= this.window) return Number.POSITIVE_INFINITY;
+      if (this.share === 1) return now;
+    }
     this.refill(now);
     if (this.tokens >= 1) return now;
     return now + ((1 - this.tokens) / this.rate(now)) * 1000;
@@ -159,7 +178,8 @@ export class Pacer {
 
   /** One request went at `now` (the slow start counts requests in flight instead: its caller's `inFlight`). */
   take(now: number): void {
-    if (this.slowStart) return;
+    this.startedAt ??= now;
+    if (this.slowStart && this.share === 1) return;
     this.refill(now);
     this.tokens -= 1;
   }
@@ -190,6 +210,17 @@ export class Pacer {
     // Only a spent quota (or a refusal) says how fast it refills; a full one says nothing about the rate.
     if (!refused && remaining > 1) return;
     this.hinted = limit / Math.max(1, resetMs / 1000);
+  }
+
+  /**
+   * A shared key's slow start: `initialRatePerSecond`, doubling every half second since the first request (every
+   * second left the share unused for seconds; faster let the first contact spend the others' quota again, in
+   * bench/stacks-sim.mjs's cases with `:share`).
+   */
+  private sharedStartRate(now: number): number {
+    const { initialRatePerSecond, maxSlowStartRatePerSecond } = this.options;
+    const doublings = Math.max(0, now - (this.startedAt ?? now)) / SHARED_START_DOUBLING_MS;
+    return Math.min(maxSlowStartRatePerSecond, initialRatePerSecond * 2 ** doublings);
   }
 
   /** Nothing saved up during a pause: when it ends one request goes, and the rest follow at the rate. */

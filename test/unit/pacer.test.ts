@@ -37,6 +37,26 @@ describe("the pacer", () => {
     expect([pacer.nextAt(0, threshold), pacer.nextAt(0, threshold + 1)]).toEqual([0, Number.POSITIVE_INFINITY]);
   });
 
+  it("on a shared key (a share below all of it asked for), starts by rate too: the first rate, doubling every 500 ms", () => {
+    const shared = new Pacer(0);
+    shared.limitShare(0.5);
+    const sent = drain(shared, 0, 3000);
+    const perSecond = [0, 1, 2].map((s) => sent.filter((t) => t >= s * 1000 && t < (s + 1) * 1000).length);
+    // initialRatePerSecond x 4^t integrated over each second (4.3, 17.3, 69.3), the first after a burst of minBurst.
+    const { initialRatePerSecond: first, minBurst } = DEFAULT_PACER_OPTIONS;
+    const expected = [0, 1, 2].map((s) => (first * (4 ** (s + 1) - 4 ** s)) / Math.log(4) + (s === 0 ? minBurst : 0));
+    perSecond.forEach((count, s) => expect(Math.abs(count - expected[s]!)).toBeLessThanOrEqual(1.5));
+    // The window still bounds what is in flight, and a key used alone starts as fast as its answers come.
+    expect(shared.nextAt(5000, first)).toBe(Number.POSITIVE_INFINITY);
+    expect(drain(new Pacer(0), 0, 3000)).toHaveLength(3000);
+    // A 429 cuts from the start's rate (what was reported accepted may be more), and the share holds of it.
+    const cut = new Pacer(0);
+    cut.limitShare(0.5);
+    drain(cut, 0, 1000);
+    cut.throttled(1000, 40, 1000);
+    expect(cut.rate(1000)).toBeCloseTo(first * 2 ** 2 * 0.5, 5);
+  });
+
   it("cuts to 70% of the accepted rate on a 429, once per episode, and is back at it after K seconds", () => {
     const pacer = new Pacer(0);
     drain(pacer, 0, 3500);
