@@ -23,8 +23,9 @@ export const DEFAULT_FLEET_RESOURCE_CASES =
   "200:20:20:always:orders,200:20:20:on-429,200:20:20:never,200:20:20:on-429:real,1000:20:20:always,1000:20:20:on-429,1000:20:20:never";
 
 /**
- * `BENCH_STACKS`: K:N:R:T, comma separated: K stacks on one key, each one fleet of N, with the sandbox's flags and
- * `:late=<s>` (the last stack starts that many seconds after the others).
+ * `BENCH_STACKS`: K:N:R:T, comma separated: K stacks on one key, each one fleet of N, with the sandbox's flags,
+ * `:late=<s>` (the last stack starts that many seconds after the others) and `:share=<percent>` (each stack's
+ * `proxy:maxRateShare`).
  */
 export const DEFAULT_STACKS_CASES = "2:100:10:20:on-429,2:100:10:20:never,4:50:10:20:on-429:late=10,4:50:10:20:never:late=10";
 
@@ -200,9 +201,10 @@ export async function fleetResourceFigures(
       const shape = apiShape(spec.split(":").slice(1).join(":"), r, tMs);
       // All K stacks' KN purchases and KN reads go through one key, from the first start: max(T + KN/R, 2KN/R).
       const floor = Math.max(tMs + ((k * n) / r) * 1000, ((2 * k * n) / r) * 1000);
-      const label = `${k} stacks on one key, a fleet of ${n} each${lateMs ? `, the last ${lateMs / 1000} s late` : ", started together"}, R = ${r}/s, T = ${t} s${shape.label}`;
+      const rateShare = /:share=(\d+)/.exec(spec)?.[1];
+      const label = `${k} stacks on one key, a fleet of ${n} each${lateMs ? `, the last ${lateMs / 1000} s late` : ", started together"}${rateShare ? `, each at proxy:maxRateShare ${rateShare}` : ""}, R = ${r}/s, T = ${t} s${shape.label}`;
       const sandbox = await startSandbox(shape.options);
-      const api = { PROXY_API_BASE_URL: sandbox.url, PROXY_API_KEY: sandbox.apiKey };
+      const api = { PROXY_API_BASE_URL: sandbox.url, PROXY_API_KEY: sandbox.apiKey, ...(rateShare ? { PROXY_API_MAX_RATE_SHARE: rateShare } : {}) };
       while (programs.stacks.length < k) programs.stacks.push(await workspace.program(`proxy-fleet-${programs.stacks.length}`, FLEET_PROGRAM));
       const stacks = programs.stacks.slice(0, k);
       for (const program of stacks) await workspace.cli(program, ["config", "set", "count", String(n)]);

@@ -8,7 +8,7 @@
 // `node bench/stacks-sim.mjs` after `npm run build`. SIM_CASES: K:N:R:T cases as BENCH_STACKS takes them, with
 // `:on-429`, `:never`, `:late=<s>`, `:latency=<ms>`, `:window=<s>`, `:no-estimates`, and `:share=<percent>` (each
 // stack capped at that share, beside an application sending the rest of the key's rate steadily, as
-// BENCH_SHARE_CASES does); SIM_SEEDS (default 1,7,13) vary the latency's jitter; SIM_PACING, a JSON object of
+// BENCH_SHARE_CASES does; with `:no-app`, the stacks alone, each given its share of the key); SIM_SEEDS (default 1,7,13) vary the latency's jitter; SIM_PACING, a JSON object of
 // PacerOptions, tries other pacer settings.
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -58,7 +58,7 @@ function virtualClock() {
 }
 
 /** One case: K stacks of N orders on a key of R requests a second. */
-export async function simulateStacks({ k, n, r, t, hints = "always", lateMs = 0, latencyMs = 5, windowSeconds, estimates = true, share, seed = 1, pacing = {} }) {
+export async function simulateStacks({ k, n, r, t, hints = "always", lateMs = 0, latencyMs = 5, windowSeconds, estimates = true, share, app: withApp = true, seed = 1, pacing = {} }) {
   const clock = virtualClock();
   const limiter = new RateLimiter({ requestsPerSecond: r, burst: r, windowSeconds }, clock.now);
   let state = seed;
@@ -68,10 +68,11 @@ export async function simulateStacks({ k, n, r, t, hints = "always", lateMs = 0,
   const starts = [];
 
   // Beside a capped share, an application sends the rest of the key's rate, evenly spaced, from the start to the end.
-  const app = { sent: 0, refused: 0, done: share === undefined };
+  const appRuns = share !== undefined && withApp;
+  const app = { sent: 0, refused: 0, done: !appRuns };
   let finished = false;
   const application = async () => {
-    if (share === undefined) return;
+    if (!appRuns) return;
     const every = 1000 / (r * (1 - share));
     while (!finished) {
       await clock.sleep(every);
@@ -133,8 +134,8 @@ export async function simulateStacks({ k, n, r, t, hints = "always", lateMs = 0,
   await all;
   await clock.run(() => app.done);
   await appDone;
-  // The floor at the stacks' share of the key's rate.
-  const rate = r * (share ?? 1);
+  // The floor at what the stacks may use of the key's rate: beside the application, their share.
+  const rate = appRuns ? r * share : r;
   const floor = Math.max(t * 1000 + ((k * n) / rate) * 1000, ((2 * k * n) / rate) * 1000);
   // A stack's first contact: its refusals within a second of its first request, when its slow start met the limit.
   const firstContact = refusals.filter((x) => x.at - starts[x.stack] < 1000).length;
@@ -144,7 +145,7 @@ export async function simulateStacks({ k, n, r, t, hints = "always", lateMs = 0,
     refused: refusals.length,
     firstContact,
     calls,
-    app: share === undefined ? undefined : app.refused / Math.max(1, app.sent),
+    app: appRuns ? app.refused / Math.max(1, app.sent) : undefined,
   };
 }
 
@@ -161,6 +162,7 @@ function parseCase(spec) {
     windowSeconds: value("window") === undefined ? undefined : Number(value("window")),
     estimates: !flags.includes("no-estimates"),
     share: value("share") === undefined ? undefined : Number(value("share")) / 100,
+    app: !flags.includes("no-app"),
   };
 }
 
