@@ -165,6 +165,24 @@ describe("request budget", () => {
     expect(Math.max(perSecond(1), perSecond(2), perSecond(3))).toBeLessThanOrEqual(5);
   });
 
+  it("with a share of the key and nothing known of its rate, starts by rate, however fast the answers come", async () => {
+    /** Asks for 60 requests, answers each as it goes, and counts those let go in the first second. */
+    const firstSecond = async (share: number | undefined) => {
+      const h = harness();
+      if (share !== undefined) h.budget.limitShare(share);
+      const asked = Array.from({ length: 60 }, (_, i) => h.ask(`r${i}`).then((permit) => h.answer(permit)));
+      for (let t = 0; t < 1000; t += 10) await h.clock.advance(10);
+      const sent = h.granted.length;
+      await h.clock.advance(10_000);
+      await Promise.all(asked);
+      return sent;
+    };
+    // Alone on the key, a window of requests in flight: answers that come at once let everything go.
+    expect(await firstSecond(undefined)).toBe(60);
+    // Shared: 2 a second doubling every half second is about 4 in the first second, after a burst of 4.
+    expect(await firstSecond(0.5)).toBeLessThanOrEqual(10);
+  });
+
   it("serves purchases first, then due polls, then routine polls, each in the order asked", async () => {
     const h = harness();
     await warmUp(h, { "ratelimit-limit": "1", "ratelimit-remaining": "0", "ratelimit-reset": "1" });
