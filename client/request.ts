@@ -67,7 +67,8 @@ export interface ClientOptions {
   onRetry?: (event: RetryEvent) => void;
   /**
    * The most of the key's rate limit this client's budget uses, in percent (1 to 100), once the rate is known from
-   * hints or a 429. Clients sharing a budget share the smallest share any of them asked for. @default 100
+   * hints or a 429; until then a share below 100 starts the budget by rate (client/pacer.ts). Clients sharing a
+   * budget share the smallest share any of them asked for. @default 100
    */
   maxRateShare?: number;
 }
