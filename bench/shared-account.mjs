@@ -16,7 +16,8 @@ export async function sharedAccountFigures(root, startSandbox, plans, spec = DEF
     const api = { PROXY_API_BASE_URL: sandbox.url, PROXY_API_KEY: sandbox.apiKey };
     await workspace.cli(program, ["config", "set", "count", String(n)]);
     await workspace.cli(program, ["up", "--yes", "--skip-preview"], api);
-    // The other stack's orders, made straight in the sandbox's state: they cost the refresh only what listing them would.
+    // The other stack's orders, made straight in the sandbox's state: they cost the refresh only what listing them
+    // would.
     const plan = plans["dc-us-5"];
     for (let i = 0; i < others; i++) sandbox.state.createOrder(plan, Date.now(), { provisioningMs: 0 }, { hiddenReads: 0, fails: false });
     const pages = Math.ceil(((n + others) * plan.proxyCount) / 1000);

@@ -6,10 +6,10 @@
 // 3 to 3.5 s of engine start and 1 s of engine end; figures to compare pacing designs, not to quote as the bench's.
 //
 // `node bench/stacks-sim.mjs` after `npm run build`. SIM_CASES: K:N:R:T cases as BENCH_STACKS takes them, with
-// `:on-429`, `:never`, `:late=<s>`, `:latency=<ms>`, `:window=<s>`, `:no-estimates`, and `:share=<percent>` (each
-// stack capped at that share, beside an application sending the rest of the key's rate steadily, as
-// BENCH_SHARE_CASES does; with `:no-app`, the stacks alone, each given its share of the key); SIM_SEEDS (default 1,7,13) vary the latency's jitter; SIM_PACING, a JSON object of
-// PacerOptions, tries other pacer settings.
+// `:on-429`, `:never`, `:late=<s>`, `:latency=<ms>`, `:window=<s>`, `:no-estimates`, and `:share=<percent>` (each stack
+// capped at that share, beside an application sending the rest of the key's rate steadily, as BENCH_SHARE_CASES does;
+// with `:no-app`, the stacks alone, each given its share of the key); SIM_SEEDS (default 1,7,13) vary the latency's
+// jitter; SIM_PACING, a JSON object of PacerOptions, tries other pacer settings.
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
