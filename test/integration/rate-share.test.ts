@@ -25,12 +25,13 @@ async function purchasesInFirstSecond(orders: number, share?: string): Promise<n
 describe("a share of the key (proxy:maxRateShare)", () => {
   it("makes a fleet start at 2 purchases a second, doubling every half second, before anything is known of the key", async () => {
     // A burst of 4, then about 4.3 in the first second (8 to 10 seen, as the bucket is refilled); a slow machine only
-    // makes it fewer. Alone on the key, all 30 go in it (below).
-    expect(await purchasesInFirstSecond(30, "50")).toBeLessThanOrEqual(12);
+    // makes it fewer. Alone on the key, all 20 go in it (below).
+    expect(await purchasesInFirstSecond(20, "50")).toBeLessThanOrEqual(12);
   });
 
   it("leaves a fleet alone on its key (100, the default) bounded only by the answers it waits for", async () => {
-    // 30 purchases over loopback take well under a second, however loaded the machine.
-    expect(await purchasesInFirstSecond(30)).toBe(30);
+    // 20 purchases over loopback take about 50 ms on an idle machine; more than a shared start allows even on a
+    // loaded one.
+    expect(await purchasesInFirstSecond(20)).toBeGreaterThan(12);
   });
 });
