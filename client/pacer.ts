@@ -213,9 +213,9 @@ export class Pacer {
   }
 
   /**
-   * A shared key's slow start: `initialRatePerSecond`, doubling every half second since the first request (every
-   * second left the share unused for seconds; faster let the first contact spend the others' quota again, in
-   * bench/stacks-sim.mjs's cases with `:share`).
+   * A shared key's slow start: `initialRatePerSecond`, doubling every half second since the first request. In
+   * bench/stacks-sim.mjs's cases with `:share`, doubling every second left the share unused for seconds (1.32x of the
+   * floor against 1.25x); every 250 to 500 ms measured alike, and 500 ms is the gentlest of those.
    */
   private sharedStartRate(now: number): number {
     const { initialRatePerSecond, maxSlowStartRatePerSecond } = this.options;
