@@ -88,6 +88,30 @@ describe("the pacer", () => {
     expect(large.rate(30_000 + (K_SECONDS + 2) * 1000) - 14).toBeLessThan(1);
   });
 
+  it("without hints, takes back within seconds a key it learned almost nothing of, once no 429 comes", () => {
+    // A stack that first met the key while another had all of it: nothing accepted, so W is the least rate.
+    const late = new Pacer(0);
+    late.throttled(0, 0, 1000);
+    const { minRatePerSecond, reclaimAfterSeconds, reclaimDoublingSeconds } = DEFAULT_PACER_OPTIONS;
+    const heldFrom = 1000 + (K_SECONDS + reclaimAfterSeconds) * 1000;
+    // Until then only the probe, scaled by the little it learned.
+    expect(late.rate(heldFrom)).toBeLessThan(minRatePerSecond * 1.1);
+    // Then it doubles: 16 times the rate it learned after four doublings, where the probe alone gives 1.4 times.
+    expect(late.rate(heldFrom + 4 * reclaimDoublingSeconds * 1000)).toBeCloseTo(minRatePerSecond * 16, 5);
+    // A 429 ends it: the cut is from what was accepted, and growth starts again from the cubic.
+    late.throttled(heldFrom + 8000, 12, heldFrom + 9000);
+    expect(late.rate(heldFrom + 9000)).toBeCloseTo(12 * DEFAULT_PACER_OPTIONS.throttleFactor, 5);
+
+    // With hints the probe is scaled by the key's rate already, and keeps to it: no doubling.
+    const hinted = new Pacer(0);
+    hinted.hint(20, 0, 1000, true);
+    hinted.throttled(0, 0, 1000);
+    const held = 1000 + (K_SECONDS + reclaimAfterSeconds + 4 * reclaimDoublingSeconds) * 1000;
+    const x = reclaimAfterSeconds + 4 * reclaimDoublingSeconds;
+    const { probePerSecond, probeGrowth } = DEFAULT_PACER_OPTIONS;
+    expect(hinted.rate(held)).toBeCloseTo(minRatePerSecond + 20 * (probePerSecond * x + probeGrowth * x ** 3), 5);
+  });
+
   it("never goes above the share of the rate the hints imply, and sends no burst after a pause", () => {
     const pacer = new Pacer(0);
     pacer.hint(10, 0, 1000, true);
