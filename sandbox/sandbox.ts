@@ -70,6 +70,8 @@ export interface RecordedRequest {
   /** Status answered, or 0 when the connection was reset instead. */
   status: number;
   requestId: string;
+  /** When it arrived, in epoch milliseconds on the sandbox's clock. */
+  at: number;
 }
 
 /** Settings that apply to the orders made from then on; tests and the admin route may change them while it runs. */

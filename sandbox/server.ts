@@ -86,6 +86,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       auth,
       status: 0,
       requestId,
+      at: now(),
     };
     requests.push(record);
     // An injected fault is a departure the test chose, so its answer is not checked.

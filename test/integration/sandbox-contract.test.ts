@@ -85,6 +85,16 @@ describe("sandbox: the contract as written", () => {
     expect((await call("GET", `/v1/proxies?order_id=${created.body.id}`)).body.data).toHaveLength(0);
   });
 
+  it("records when each request arrived, on its own clock", async () => {
+    const before = sandbox.current.clock.now();
+    await call("GET", "/v1/usage");
+    sandbox.current.clock.advance(60_000);
+    await call("GET", "/v1/usage");
+    const [first, second] = sandbox.current.requests.slice(-2).map((r) => r.at);
+    expect(first).toBeGreaterThanOrEqual(before);
+    expect(second! - first!).toBeGreaterThanOrEqual(60_000);
+  });
+
   it("answers 405 to a wrong method and 404 outside /v1", async () => {
     expect((await call("DELETE", "/v1/orders")).status).toBe(405);
     expect((await call("GET", "/v1/plans")).status).toBe(404);
