@@ -26,8 +26,9 @@
  *   doubles every `reclaimDoublingSeconds` (W × 2^(s / reclaimDoublingSeconds), s seconds later): within seconds of
  *   a neighbour finishing, whatever the scale learned. A stack alone at the key's rate meets its 429 from the probe
  *   before then. With hints, the probe's scale is the key's rate, and the rate is never above the hints' share of it,
- *   so there is nothing to reclaim. (In one real run of two untold stacks of 100 orders without hints, the second
- *   finished 2.45x after the floor without this, 1.55x with it; docs/contributing/benchmarks.md.)
+ *   so there is nothing to reclaim. (Two untold stacks of 100 orders on an API without hints: the second
+ *   finished at 2.45x of the floor without this, at 1.55x to 1.84x in three runs with it;
+ *   docs/contributing/benchmarks.md.)
  * - **Hints imply a rate.** A `RateLimit-Limit` of L with `RateLimit-Reset` R seconds when the quota is spent (or on a
  *   429) means about L / R requests per second (exact for a token bucket); the rate never goes above
  *   `hintShare` of that, so a limit learned from one 429 holds even when the API sends no hints on its successes.
