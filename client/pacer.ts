@@ -159,9 +159,10 @@ export class Pacer {
       const k = Math.cbrt((1 - throttleFactor) / cubicGrowth);
       const t = Math.max(0, now - this.cut.since) / 1000;
       // Back to the refused rate on the cubic's concave side; above it, a probe that starts slowly and speeds up (the
-      // cubic's convex side), so that the rate a finished neighbour left free is taken within seconds. The probe is
-      // the same for every process on the key (a share of the key's rate, not of this process's): additive increase
-      // and multiplicative decrease are what make several processes converge on fair shares instead of one starving.
+      // cubic's convex side), so that the rate a finished neighbour left free is taken within seconds. Once a hint said
+      // the key's rate, the probe is the same for every process on the key (a share of that rate, not of this
+      // process's): additive increase and multiplicative decrease are what make several processes converge on fair
+      // shares instead of one starving. Without hints its scale is this process's own, hence the reclaim.
       const { refused, largest } = this.cut;
       const x = t - k;
       if (x < 0) rate = refused * (1 + cubicGrowth * x ** 3);
