@@ -37,10 +37,9 @@ export function untracked(what: string): string {
 
 /** A ProxyOrder replacement that buys (a new plan, or a spent order). */
 export function replacingOrder(old: { orderId: string; planId: string; status: string }, planId: string, planUnknown: boolean): string {
-  return (
-    `proxy: replacing order ${old.orderId} (plan ${old.planId}, ${old.status}) buys a new order for plan ` +
-    `${planName(planId, planUnknown)}. ${notCancelled(old.orderId)}`
-  );
+  // Only an order that can still be active stays billed; a spent one (failed, cancelled, expired) has already ended.
+  const kept = isSpentState(old.status) ? `${old.orderId} has ended, so nothing of it stays active.` : notCancelled(old.orderId);
+  return `proxy: replacing order ${old.orderId} (plan ${old.planId}, ${old.status}) buys a new order for plan ${planName(planId, planUnknown)}. ${kept}`;
 }
 
 /** A new planId for a fleet. */

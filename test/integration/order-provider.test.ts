@@ -77,7 +77,7 @@ describe("check", () => {
 });
 
 describe("diff", () => {
-  const olds = { ...inputs({ idempotencyKey: "k" }), status: "active" } as unknown as OrderOutputs;
+  const olds = { ...inputs({ idempotencyKey: "k" }), orderId: "ord_diff", status: "active" } as unknown as OrderOutputs;
   // diff needs no configuration and makes no call.
   const p = createOrderProvider({ env: {} });
 
@@ -104,8 +104,14 @@ describe("diff", () => {
   });
 
   it("replaces a spent order and resumes waiting for one recorded before it was ready", async () => {
+    const said: string[] = [];
+    const quiet = createOrderProvider({ env: {}, log: { info: () => {}, warn: (m) => said.push(m) } });
     for (const status of ["failed", "cancelled", "expired"]) {
-      expect(await p.diff("id", { ...olds, status }, { ...olds })).toMatchObject({ changes: true, replaces: ["status"] });
+      expect(await quiet.diff("id", { ...olds, status }, { ...olds })).toMatchObject({ changes: true, replaces: ["status"] });
+      // A spent order is not said to stay billed: "is not cancelled" would be false of a cancelled one.
+      expect(said.pop()).toBe(
+        `proxy: replacing order ord_diff (plan dc-us-5, ${status}) buys a new order for plan dc-us-5. ord_diff has ended, so nothing of it stays active.`,
+      );
     }
     expect(await p.diff("id", { ...olds, status: "provisioning" }, { ...olds })).toMatchObject({ changes: true, replaces: [] });
     expect(await p.diff("id", { ...olds, status: "provisioning" }, { ...olds, waitForReady: false })).toMatchObject({ changes: true });
