@@ -85,7 +85,7 @@ export function planFleetChange(olds: FleetOutputs, news: FleetInputs, now: numb
   const updated = changedInputs(PROXY_FLEET, olds, news);
   if (news.planId !== olds.planId) {
     const orders = typeof news.orders === "number" ? news.orders : undefined;
-    const warning = replacingFleet(orders, news.planId, news.planId === UNKNOWN, { members: olds.members.length, planId: olds.planId });
+    const warning = replacingFleet(orders, news.planId, news.planId === UNKNOWN, { orders: [...olds.members, ...(olds.retiring ?? [])], planId: olds.planId });
     return { changes: true, replaces: ["planId"], diffs: ["planId", ...updated], warnings: [warning] };
   }
   if ([news.orders, news.renewBefore, news.waitForReady, news.idempotencyKey].includes(UNKNOWN as never)) {
@@ -94,7 +94,7 @@ export function planFleetChange(olds: FleetOutputs, news: FleetInputs, now: numb
   const plan = planFleet(olds.members, news, now, elsewhere);
   const purchases = describePurchases(plan, news.planId);
   const warnings = [...plan.notices, ...(purchases ? [purchases] : [])];
-  if (plan.drops.length > 0) warnings.push(fleetShrinks(olds.orders, news.orders, plan.drops.map((m) => `${m.orderId} (slot ${m.slot})`).join(", ")));
+  if (plan.drops.length > 0) warnings.push(fleetShrinks(olds.orders, news.orders, plan.drops));
   const members = plan.actions.length > 0 || plan.drops.length > 0 || (olds.retiring ?? []).length > 0;
   const diffs = [...updated, ...(members ? ["members"] : [])];
   return { changes: diffs.length > 0, replaces: [], diffs, warnings };

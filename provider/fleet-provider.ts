@@ -155,7 +155,7 @@ export class FleetProvider implements Omit<Engine, "read"> {
     const elsewhere = olds ? this.warnElsewhere(id, olds, api, "update") : new Set<string>();
     const plan = planFleet(olds?.members ?? [], inputs, this.core.clock.now(), elsewhere);
     const inRange = (m: FleetMember) => m.slot < inputs.orders;
-    for (const member of [...plan.drops, ...(olds?.retiring ?? []).filter((m) => !inRange(m))]) log.warn(memberDropped(member.orderId, member.slot));
+    for (const member of [...plan.drops, ...(olds?.retiring ?? []).filter((m) => !inRange(m))]) log.warn(memberDropped(member));
     const purchases = describePurchases(plan, inputs.planId);
     if (purchases) log.info(purchases);
     const results = await this.runActions(plan.actions, inputs, operation);

@@ -21,6 +21,11 @@ export function notCancelled(orders: string, plural = false): string {
   return `${orders} ${plural ? "are" : "is"} not cancelled: ${NO_CANCEL_ENDPOINT}, so ${plural ? "they stay" : "it stays"} with the account until ${plural ? "they expire" : "it expires"}.`;
 }
 
+/** An order the resource stops tracking that is spent (failed, cancelled, expired): nothing of it is billed any more. */
+function hasEnded(orders: string, plural = false): string {
+  return `${orders} ${plural ? "have" : "has"} ended, so nothing of ${plural ? "them" : "it"} stays active.`;
+}
+
 /** Deleting a resource whose orders are still active. */
 export function untrackedButActive(what: string, live: number | undefined): string {
   const stays = live === undefined ? "the purchase stays active" : `its ${live} order(s) stay active`;
@@ -38,26 +43,56 @@ export function untracked(what: string): string {
 /** A ProxyOrder replacement that buys (a new plan, or a spent order). */
 export function replacingOrder(old: { orderId: string; planId: string; status: string }, planId: string, planUnknown: boolean): string {
   // Only an order that can still be active stays billed; a spent one (failed, cancelled, expired) has already ended.
-  const kept = isSpentState(old.status) ? `${old.orderId} has ended, so nothing of it stays active.` : notCancelled(old.orderId);
+  const kept = isSpentState(old.status) ? hasEnded(old.orderId) : notCancelled(old.orderId);
   return `proxy: replacing order ${old.orderId} (plan ${old.planId}, ${old.status}) buys a new order for plan ${planName(planId, planUnknown)}. ${kept}`;
 }
 
-/** A new planId for a fleet. */
-export function replacingFleet(orders: number | undefined, planId: string, planUnknown: boolean, old: { members: number; planId: string }): string {
-  return (
-    `proxy: a new planId replaces the fleet: it buys ${orders ?? "its"} new order(s) of plan ${planName(planId, planUnknown)}. ` +
-    notCancelled(`Its ${old.members} order(s) of plan ${old.planId}`, true)
-  );
+/** A fleet's order as its messages name it. */
+export interface NamedMember {
+  orderId: string;
+  slot: number;
+  status: string;
+}
+
+/**
+ * What stays of orders the resource stops tracking, called `they` (or `it`) when all are alike: the billed ones are not
+ * cancelled, the spent ones (failed, cancelled, expired) have already ended.
+ */
+function whatStays(members: readonly NamedMember[], they: string): string {
+  const live = members.filter((m) => !isSpentState(m.status));
+  const spent = members.filter((m) => isSpentState(m.status));
+  const plural = (list: readonly NamedMember[]) => list.length > 1;
+  if (spent.length === 0) return notCancelled(they, plural(members));
+  if (live.length === 0) return hasEnded(they, plural(members));
+  return `${notCancelled(live.map(named).join(", "), plural(live))} ${hasEnded(spent.map(named).join(", "), plural(spent))}`;
+}
+
+function named(member: NamedMember): string {
+  return `${member.orderId} (slot ${member.slot})`;
+}
+
+/** A new planId for a fleet; `old.orders` is every order the fleet holds, its members and those being renewed. */
+export function replacingFleet(orders: number | undefined, planId: string, planUnknown: boolean, old: { orders: readonly NamedMember[]; planId: string }): string {
+  const live = old.orders.filter((m) => !isSpentState(m.status)).length;
+  const spent = old.orders.length - live;
+  const held = `${old.orders.length} order(s) of plan ${old.planId}`;
+  const kept =
+    live === 0
+      ? hasEnded(`Its ${held}`, true)
+      : spent === 0
+        ? notCancelled(`Its ${held}`, true)
+        : `${notCancelled(`${live} of its ${held}`, live > 1)} ${spent > 1 ? `The other ${spent} have` : "The other one has"} ended.`;
+  return `proxy: a new planId replaces the fleet: it buys ${orders ?? "its"} new order(s) of plan ${planName(planId, planUnknown)}. ${kept}`;
 }
 
 /** A lower `orders` for a fleet, naming the members it stops tracking. */
-export function fleetShrinks(from: number, to: number, dropped: string): string {
-  return `proxy: orders goes from ${from} to ${to}: the fleet stops tracking ${dropped}. ${notCancelled("They", true)}`;
+export function fleetShrinks(from: number, to: number, dropped: readonly NamedMember[]): string {
+  return `proxy: orders goes from ${from} to ${to}: the fleet stops tracking ${dropped.map(named).join(", ")}. ${whatStays(dropped, dropped.length > 1 ? "They" : "It")}`;
 }
 
 /** A fleet member the update stops tracking. */
-export function memberDropped(orderId: string, slot: number): string {
-  return `proxy: order ${orderId} (slot ${slot} of the fleet) is no longer tracked. ${notCancelled("It")}`;
+export function memberDropped(member: NamedMember): string {
+  return `proxy: order ${member.orderId} (slot ${member.slot} of the fleet) is no longer tracked. ${whatStays([member], "It")}`;
 }
 
 /** A fleet member whose successor is ready. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { describePurchases, planFleet } from "../../provider/fleet-plan";
-import type { FleetMember } from "../../provider/fleet-state";
+import { describePurchases, planFleet, planFleetChange } from "../../provider/fleet-plan";
+import type { FleetMember, FleetOutputs } from "../../provider/fleet-state";
 import { memberPurchaseKey, nextPurchaseKey } from "../../provider/idempotency";
 
 const NOW = Date.parse("2026-11-24T00:00:00Z");
@@ -19,6 +19,17 @@ const member = (slot: number, over: Partial<FleetMember> = {}): FleetMember => (
 });
 
 const inputs = { planId: "dc-us-5", orders: 6, waitForReady: true, idempotencyKey: "fleet" };
+
+/** A stored fleet of these members (and those being renewed), with inputs that match them. */
+const stored = (members: FleetMember[], retiring: FleetMember[] = []): FleetOutputs => ({
+  ...inputs,
+  orders: members.length,
+  members,
+  retiring,
+  proxies: [],
+  credentials: [],
+  expiresAt: null,
+});
 
 describe("a fleet's plan", () => {
   it("buys new slots and spent or due members, resumes pending ones, and drops slots above orders", () => {
@@ -55,5 +66,37 @@ describe("a fleet's plan", () => {
   it("waits for nothing when waitForReady is false", () => {
     const plan = planFleet([member(0, { status: "pending" })], { ...inputs, orders: 1, waitForReady: false }, NOW);
     expect(plan.actions).toEqual([]);
+  });
+
+  it("says of the members a fleet stops tracking which stay billed and which have already ended", () => {
+    const olds = stored([member(0), member(1), member(2), member(3, { status: "cancelled" }), member(4, { status: "expired" })]);
+    const shrunk = planFleetChange(olds, { ...inputs, orders: 2 }, NOW);
+    expect(shrunk.warnings).toEqual([
+      "proxy: orders goes from 5 to 2: the fleet stops tracking ord_2 (slot 2), ord_3 (slot 3), ord_4 (slot 4). " +
+        "ord_2 (slot 2) is not cancelled: the API has no cancel endpoint, so it stays with the account until it expires. " +
+        "ord_3 (slot 3), ord_4 (slot 4) have ended, so nothing of them stays active.",
+    ]);
+    expect(planFleetChange(olds, { ...inputs, orders: 3 }, NOW).warnings).toEqual([
+      "proxy: orders goes from 5 to 3: the fleet stops tracking ord_3 (slot 3), ord_4 (slot 4). They have ended, so nothing of them stays active.",
+    ]);
+    expect(planFleetChange(olds, { ...inputs, orders: 4 }, NOW).warnings).toContainEqual(expect.stringMatching(/tracking ord_4 \(slot 4\)\. It has ended, so nothing of it stays active\.$/));
+  });
+
+  it("counts, when a new planId replaces the fleet, only the orders that can still be billed as staying, renewals included", () => {
+    const news = { ...inputs, planId: "isp-gb-2", orders: 2 };
+    const replace = (members: FleetMember[], retiring: FleetMember[] = []) => planFleetChange(stored(members, retiring), news, NOW);
+    expect(replace([member(0), member(1)], [member(1, { orderId: "ord_old" })])).toMatchObject({
+      replaces: ["planId"],
+      warnings: [
+        "proxy: a new planId replaces the fleet: it buys 2 new order(s) of plan isp-gb-2. " +
+          "Its 3 order(s) of plan dc-us-5 are not cancelled: the API has no cancel endpoint, so they stay with the account until they expire.",
+      ],
+    });
+    expect(replace([member(0), member(1, { status: "failed" })]).warnings[0]).toMatch(
+      /plan isp-gb-2\. 1 of its 2 order\(s\) of plan dc-us-5 is not cancelled: .*, so it stays with the account until it expires\. The other one has ended\.$/,
+    );
+    expect(replace([member(0, { status: "expired" }), member(1, { status: "cancelled" })]).warnings[0]).toMatch(
+      /plan isp-gb-2\. Its 2 order\(s\) of plan dc-us-5 have ended, so nothing of them stays active\.$/,
+    );
   });
 });
