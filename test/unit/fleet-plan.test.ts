@@ -20,9 +20,12 @@ const member = (slot: number, over: Partial<FleetMember> = {}): FleetMember => (
 
 const inputs = { planId: "dc-us-5", orders: 6, waitForReady: true, idempotencyKey: "fleet" };
 
+/** A fleet's inputs as `check` leaves them (every default applied), for a diff. */
+const checked = { ...inputs, readyTimeout: "30m" };
+
 /** A stored fleet of these members (and those being renewed), with inputs that match them. */
 const stored = (members: FleetMember[], retiring: FleetMember[] = []): FleetOutputs => ({
-  ...inputs,
+  ...checked,
   orders: members.length,
   members,
   retiring,
@@ -70,20 +73,20 @@ describe("a fleet's plan", () => {
 
   it("says of the members a fleet stops tracking which stay billed and which have already ended", () => {
     const olds = stored([member(0), member(1), member(2), member(3, { status: "cancelled" }), member(4, { status: "expired" })]);
-    const shrunk = planFleetChange(olds, { ...inputs, orders: 2 }, NOW);
+    const shrunk = planFleetChange(olds, { ...checked, orders: 2 }, NOW);
     expect(shrunk.warnings).toEqual([
       "proxy: orders goes from 5 to 2: the fleet stops tracking ord_2 (slot 2), ord_3 (slot 3), ord_4 (slot 4). " +
         "ord_2 (slot 2) is not cancelled: the API has no cancel endpoint, so it stays with the account until it expires. " +
         "ord_3 (slot 3), ord_4 (slot 4) have ended, so nothing of them stays active.",
     ]);
-    expect(planFleetChange(olds, { ...inputs, orders: 3 }, NOW).warnings).toEqual([
+    expect(planFleetChange(olds, { ...checked, orders: 3 }, NOW).warnings).toEqual([
       "proxy: orders goes from 5 to 3: the fleet stops tracking ord_3 (slot 3), ord_4 (slot 4). They have ended, so nothing of them stays active.",
     ]);
-    expect(planFleetChange(olds, { ...inputs, orders: 4 }, NOW).warnings).toContainEqual(expect.stringMatching(/tracking ord_4 \(slot 4\)\. It has ended, so nothing of it stays active\.$/));
+    expect(planFleetChange(olds, { ...checked, orders: 4 }, NOW).warnings).toContainEqual(expect.stringMatching(/tracking ord_4 \(slot 4\)\. It has ended, so nothing of it stays active\.$/));
   });
 
   it("counts, when a new planId replaces the fleet, only the orders that can still be billed as staying, renewals included", () => {
-    const news = { ...inputs, planId: "isp-gb-2", orders: 2 };
+    const news = { ...checked, planId: "isp-gb-2", orders: 2 };
     const replace = (members: FleetMember[], retiring: FleetMember[] = []) => planFleetChange(stored(members, retiring), news, NOW);
     expect(replace([member(0), member(1)], [member(1, { orderId: "ord_old" })])).toMatchObject({
       replaces: ["planId"],
