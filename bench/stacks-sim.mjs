@@ -2,8 +2,8 @@
 // K stacks on one key, simulated: one request budget per stack (client/budget.ts, as each `pulumi up` process has its
 // own) against the sandbox's rate limiter, on a virtual clock, so a case takes milliseconds instead of the minutes of
 // bench/fleet-resource.mjs's real `pulumi up`s. A model, not a measurement: each stack is a fleet reduced to its
-// requests (N purchases at once, then one read of each order T after its purchase, or without estimates the waiter's
-// polls, led by the plan's first order), with
+// requests (N purchases at once, then one read of each order T after its purchase, or without estimates the
+// provider's own waiter, which learns the plan's time from its first order), with
 // 3 to 3.5 s of engine start and 1 s of engine end; figures to compare pacing designs, not to quote as the bench's.
 //
 // `node bench/stacks-sim.mjs` after `npm run build`. SIM_CASES: K:N:R:T cases as BENCH_STACKS takes them, with
@@ -19,7 +19,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(import.meta.url);
 const { RequestBudget } = require(join(root, "dist", "client", "budget.js"));
 const { RateLimiter } = require(join(root, "dist", "sandbox", "rate-limit.js"));
-const { DEFAULT_WAIT_SCHEDULE, nextPollDelay } = require(join(root, "dist", "provider", "wait.js"));
+const { waitForOrder } = require(join(root, "dist", "provider", "wait.js"));
 const { ProvisioningTimes } = require(join(root, "dist", "provider", "provisioning.js"));
 
 const ENGINE_START_MS = 3000;
@@ -61,35 +61,18 @@ function virtualClock() {
 }
 
 /**
- * The waiter's polls of an order bought at `started` and ready at `readyAt`, against an API without estimates, as
- * provider/wait.ts makes them: the plan's first order leads on the growing schedule while the others read nothing
- * (at most every `maxPollMs`), then each reads at what the leader took (provider/provisioning.ts), and on the growing
- * schedule again if it was not ready by then.
+ * The provider's own waiter (provider/wait.ts) on an order bought at `started` and ready at `readyAt`, against an API
+ * without estimates: each read goes through `read`, which spends it on the stack's budget.
  */
-async function pollLikeTheWaiter(clock, times, started, readyAt, read) {
-  const { basePollMs, pollGrowth, maxPollMs } = DEFAULT_WAIT_SCHEDULE;
-  const ended = times.begin(started);
-  let trusted = true;
-  try {
-    for (;;) {
-      const leader = trusted ? times.leader(started) : undefined;
-      if (leader) {
-        const stop = new AbortController();
-        const news = await Promise.race([leader.then(() => true), clock.sleep(maxPollMs, stop.signal).then(() => false)]);
-        stop.abort();
-        if (news) continue;
-      }
-      const learned = trusted ? times.expectedMs() : undefined;
-      const expected = learned === undefined ? Number.NaN : started + learned;
-      const now = clock.now();
-      await clock.sleep(leader ? 0 : nextPollDelay({ waitedMs: now - started, now, readyAt: expected, basePollMs, pollGrowth, maxPollMs }));
-      await read(expected <= clock.now() ? "due" : "routine");
-      if (clock.now() >= readyAt) return times.observe(clock.now() - started);
-      if (expected <= clock.now()) trusted = false;
-    }
-  } finally {
-    ended();
-  }
+function waitLikeTheProvider(clock, times, started, readyAt, read) {
+  const client = {
+    clock,
+    async getOrder(id, { priority }) {
+      await read(priority);
+      return { order: { id, planId: "p", status: clock.now() >= readyAt ? "active" : "provisioning" }, retryAfterMs: undefined };
+    },
+  };
+  return waitForOrder({ client, orderId: "ord", deadline: started + 3_600_000, lastSeen: { id: "ord", planId: "p", status: "pending" }, provisioning: times });
 }
 
 /** One case: K stacks of N orders on a key of R requests a second. */
@@ -150,7 +133,7 @@ export async function simulateStacks({ k, n, r, t, hints = "always", lateMs = 0,
           await clock.sleep(readyAt - clock.now());
           return send(budget, index, "due");
         }
-        return pollLikeTheWaiter(clock, times, readyAt - t * 1000, readyAt, (priority) => send(budget, index, priority));
+        return waitLikeTheProvider(clock, times, readyAt - t * 1000, readyAt, (priority) => send(budget, index, priority));
       }),
     );
     return clock.now() + ENGINE_END_MS;

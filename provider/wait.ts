@@ -27,7 +27,7 @@ import {
 } from "../contract/states";
 import type { Order } from "../contract/types";
 import { formatDuration } from "./duration";
-import type { PlanProvisioningTimes } from "./provisioning";
+import type { PlanProvisioningTimes, ProvisioningTry } from "./provisioning";
 
 /** Defaults of the schedule; each {@link WaitOptions} field documents its own. */
 export const DEFAULT_WAIT_SCHEDULE = {
@@ -149,20 +149,16 @@ export async function waitForOrder(options: WaitOptions): Promise<Order> {
     const done = judge(lastSeen);
     if (done) return done;
   }
-  // When the order should be ready: the API's estimate, or else what the plan's last orders took.
-  const expectedAt = (): number => {
-    if (lastSeen?.estimatedReadyAt) return Date.parse(lastSeen.estimatedReadyAt);
-    const learned = options.provisioning?.expectedMs();
-    return learned === undefined ? Number.NaN : started + learned;
-  };
+  const plan = planTime(options.provisioning, clock, started);
+  // When the order should be ready: the API's estimate, or else what the plan's orders took.
+  const expectedAt = (): number => (lastSeen?.estimatedReadyAt ? Date.parse(lastSeen.estimatedReadyAt) : plan.expectedAt());
   const cancelled = (error: unknown): never => {
     throw signal?.aborted ? new OrderWaitCancelledError(orderId, lastSeen) : error;
   };
-  const ended = options.provisioning?.begin(started);
   try {
     return await poll();
   } finally {
-    ended?.();
+    plan.end();
   }
 
   async function poll(): Promise<Order> {
@@ -171,12 +167,15 @@ export async function waitForOrder(options: WaitOptions): Promise<Order> {
       const now = clock.now();
       const remaining = options.deadline - now;
       if (remaining <= 0) throw new OrderWaitTimeoutError(orderId, lastSeen, now - started);
-      const leader = trustEstimate && !lastSeen?.estimatedReadyAt ? options.provisioning?.leader(started) : undefined;
+      const leader = trustEstimate && !lastSeen?.estimatedReadyAt ? plan.leader() : undefined;
       if (leader && (await newsWithin(leader, Math.min(remaining, schedule.maxPollMs), clock, signal).catch(cancelled))) continue;
       const estimated = trustEstimate ? expectedAt() : Number.NaN;
       const pause = leader ? 0 : nextPollDelay({ waitedMs: now - started, now, readyAt: estimated, retryAfterMs: hintMs, ...schedule });
+      // Waiting for the plan's time, the order looks again when that gets shorter or a try ends.
+      const learning = Number.isFinite(estimated) && !lastSeen?.estimatedReadyAt ? plan.news() : undefined;
+      if (learning && (await newsWithin(learning, Math.min(remaining, pause), clock, signal).catch(cancelled))) continue;
       try {
-        await clock.sleep(Math.min(remaining, pause), signal);
+        if (!learning) await clock.sleep(Math.min(remaining, pause), signal);
         // Under a rate limit, a poll at the order's estimate goes before routine ones, and may wait for its turn until
         // the order's deadline.
         const priority = expectedAt() <= clock.now() ? "due" : "routine";
@@ -197,13 +196,54 @@ export async function waitForOrder(options: WaitOptions): Promise<Order> {
       }
       const done = judge(lastSeen);
       if (done) {
-        if (polled) options.provisioning?.observe(clock.now() - started);
+        if (polled) plan.ready(!trustEstimate);
         return done;
       }
-      if (estimated <= clock.now()) trustEstimate = false;
+      if (!plan.notReady(estimated) && estimated <= clock.now()) trustEstimate = false;
     }
   }
+}
 
+/**
+ * One wait's part in what its plan's orders took (provisioning.ts): the time it expects from them, a shorter one it
+ * tries when offered, and what its reads teach. Without `times` (an order replayed or resumed), it expects nothing.
+ */
+function planTime(times: PlanProvisioningTimes | undefined, clock: Clock, started: number) {
+  const ended = times?.begin(started);
+  let trial: ProvisioningTry | undefined;
+  let tried = false;
+  return {
+    /** When the order should be ready by the plan's time (or a try below it); NaN while nothing is learned. */
+    expectedAt(): number {
+      const learned = times?.expectedMs();
+      if (learned === undefined) return Number.NaN;
+      if (!tried) {
+        trial = times?.tryShorter(clock.now() - started);
+        tried = trial !== undefined;
+      }
+      return started + (trial?.ms ?? learned);
+    },
+    /** While nothing is learned and an older order of the plan is waited for: news of it (this order follows). */
+    leader: () => times?.leader(started),
+    /** What a wait for the plan's time is cut short by: the time getting shorter, or a try ending. */
+    news: () => times?.news(),
+    /** The order was seen ready; `late` when it was not ready by the time it expected. */
+    ready(late: boolean): void {
+      times?.observe(clock.now() - started, late);
+    },
+    /** The order was seen not ready, expected at `expected`: true when that was only a try, and the plan's time holds. */
+    notReady(expected: number): boolean {
+      times?.notReadyAfter(clock.now() - started);
+      if (!trial || !(expected <= clock.now())) return false;
+      trial.end();
+      trial = undefined;
+      return true;
+    },
+    end(): void {
+      trial?.end();
+      ended?.();
+    },
+  };
 }
 
 /**

@@ -172,15 +172,49 @@ describe("the polling schedule, on a simulated clock", () => {
     /** Fresh learned times, as a new key would have. */
     const fresh = () => new ProvisioningTimes();
 
-    it("finds every later order of the plan ready at its first GET (one per 30 s of a longer wait), for every T", async () => {
+    it("finds later orders of the plan ready at their first GET (one per 30 s of a longer wait), for every T, after at most two tries", async () => {
       for (const t of SWEEP) {
         const times = fresh();
         const first = await provisioning(t).run(times);
-        const later = await provisioning(t).run(times);
-        expect(later.gets, `T = ${t} ms`).toBe(Math.ceil(t / DEFAULT_WAIT_SCHEDULE.maxPollMs));
-        expect(later.lagMs, `T = ${t} ms`).toBeLessThanOrEqual(first.lagMs + 20);
         expect(first.gets, `T = ${t} ms`).toBe((await provisioning(t).run()).gets);
+        const reads = Math.ceil(t / DEFAULT_WAIT_SCHEDULE.maxPollMs);
+        const later = [];
+        for (let i = 0; i < 8; i++) later.push(await provisioning(t).run(times));
+        // A try shorter than the leader's time costs its order one read more when the plan is not ready by then.
+        for (const one of later) expect(one.gets, `T = ${t} ms`).toBeLessThanOrEqual(reads + 1);
+        expect(later.slice(2).map((one) => one.gets), `T = ${t} ms`).toEqual(Array(6).fill(reads));
+        for (const one of later) expect(one.lagMs, `T = ${t} ms`).toBeLessThanOrEqual(first.lagMs + 20);
       }
+    });
+
+    it("tightens a loose learned time (the leader's polls held back by the rate limit) with tries, one order at a time", async () => {
+      const t = 20_000;
+      const times = fresh();
+      // The leader's first poll, asked at 250 ms, waited its turn behind purchases and found the order ready at 30 s.
+      times.observe(30_000);
+      const open = times.tryShorter(0);
+      expect(open?.ms).toBe(15_000);
+      expect(times.tryShorter(0)).toBeUndefined();
+      open?.end();
+      expect(times.tryShorter(15_001)).toBeUndefined();
+      const later = [];
+      for (let i = 0; i < 8; i++) later.push(await provisioning(t).run(times));
+      // Each try halves the gap; one that was too short costs its order one read, and it is seen at the learned time.
+      for (const one of later) expect(one.gets).toBeLessThanOrEqual(2);
+      expect(later.reduce((sum, one) => sum + one.gets - 1, 0)).toBeLessThanOrEqual(3);
+      expect(Math.max(...later.map((one) => one.lagMs))).toBeLessThanOrEqual(10_000 + 20);
+      // Tries stop once the learned time is within 15% of the longest wait seen not ready.
+      expect(later.at(-1)?.lagMs).toBeLessThanOrEqual(0.15 * t + 20);
+      expect(times.expectedMs()).toBeLessThanOrEqual(1.15 * t);
+    });
+
+    it("learns nothing from an order seen ready after the learned time, unless it was not ready by then", () => {
+      const times = fresh();
+      times.observe(20_000);
+      times.observe(26_000);
+      expect(times.expectedMs()).toBe(20_000);
+      for (let i = 0; i < 8; i++) times.observe(24_000, true);
+      expect(times.expectedMs()).toBe(24_000);
     });
 
     it("when the plan got slower, costs one GET more than having learned nothing, and sees it as late as without", async () => {
@@ -211,6 +245,8 @@ describe("the polling schedule, on a simulated clock", () => {
       const waiting = waitForOrder({ client, orderId: "ord_1", deadline: START + 3_600_000, lastSeen: order("pending"), provisioning: times });
       await new Promise((resolve) => setTimeout(resolve, 10));
       expect(gets).toBe(0);
+      // Seen not ready at 19.5 s and ready at 20 s: close enough that this order tries nothing shorter.
+      times.notReadyAfter(19_500);
       times.observe(20_000);
       await waiting;
       expect({ gets, seenAfterMs: now - START }).toEqual({ gets: 1, seenAfterMs: 20_020 });
