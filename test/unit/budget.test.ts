@@ -256,6 +256,37 @@ describe("request budget", () => {
     expect(Math.max(...gaps)).toBeLessThan(120);
   });
 
+  it("with the key's rate hinted, cuts by what was accepted since a quiet stretch, not over it", async () => {
+    const h = harness();
+    const limited = { "ratelimit-limit": "20", "ratelimit-remaining": "0", "ratelimit-reset": "1" };
+    /** Asks for one request and moves the clock until it is let go. */
+    const granted = async (name: string) => {
+      let permit: Permit | undefined;
+      void h.ask(name).then((p) => (permit = p));
+      while (!permit) await h.clock.advance(10);
+      return permit;
+    };
+    await warmUp(h);
+    await steady(h, 30, 100);
+    h.answer(await granted("first 429"), 429, limited, 1000);
+    await h.clock.advance(6000);
+    // A fleet's purchases are done and its orders are provisioning: nothing is asked for two more seconds. Then its
+    // reads come due at once, and the key takes each.
+    await h.clock.advance(2000);
+    const readsFrom = h.clock.now();
+    for (let i = 0; i < 12; i++) h.answer(await granted(`read${i}`));
+    expect(h.clock.now() - readsFrom).toBeLessThan(1000);
+    h.answer(await granted("second 429"), 429, limited, 500);
+    h.granted.length = 0;
+    const after = Array.from({ length: 10 }, (_, i) => h.ask(`after${i}`));
+    await answerAsGranted(h, 2000, 10);
+    // 13 accepted in the second after the quiet: 70% of that is 9 a second, 10 requests within the 1.5 s after the
+    // pause. Counted over the quiet seconds as well, it would be 3 a second, and 5 of them.
+    expect(h.granted.length).toBe(10);
+    await answerAsGranted(h, 10_000, 10);
+    await Promise.all(after);
+  });
+
   it("after a 429 with hints, forgets the spent quota at its reset (no burst) and keeps under the rate the hints imply", async () => {
     const h = harness();
     await warmUp(h);
