@@ -34,8 +34,9 @@ const LULL_MS = 1000;
  * When the rate accepted should be measured from: `from`, or the first acceptance after the last lull since then. A
  * fleet that waited for its orders between its purchases and its reads asked nothing meanwhile, and a 429 early in its
  * reads measured over that quiet stretch cut its rate to a third of what the key gave it (a fleet of 200 took 1.64x
- * and 1.66x of its floor in two of five bench runs; runs with the same 429 took 1.24x and 1.26x after). Used only once hints have said the key's rate: without
- * them, a stack that another starved has gaps just like a lull, and measuring after them gave it more 429s.
+ * and 1.66x of its floor in two of five bench runs; runs with the same 429 took 1.24x and 1.26x after). Used only
+ * once hints have said the key's rate: without them, a stack that another starved has gaps just like a lull, and
+ * measuring after them gave it more 429s.
  */
 function afterLastLull(acceptedAt: readonly number[], from: number): number {
   let since = from;
