@@ -54,13 +54,17 @@ export interface NamedMember {
   status: string;
 }
 
+/** The orders that can still be billed, and the spent ones (failed, cancelled, expired). */
+function bySpent(members: readonly NamedMember[]): { live: NamedMember[]; spent: NamedMember[] } {
+  return { live: members.filter((m) => !isSpentState(m.status)), spent: members.filter((m) => isSpentState(m.status)) };
+}
+
 /**
  * What stays of orders the resource stops tracking, called `they` (or `it`) when all are alike: the billed ones are not
- * cancelled, the spent ones (failed, cancelled, expired) have already ended.
+ * cancelled, the spent ones have already ended.
  */
 function whatStays(members: readonly NamedMember[], they: string): string {
-  const live = members.filter((m) => !isSpentState(m.status));
-  const spent = members.filter((m) => isSpentState(m.status));
+  const { live, spent } = bySpent(members);
   const plural = (list: readonly NamedMember[]) => list.length > 1;
   if (spent.length === 0) return notCancelled(they, plural(members));
   if (live.length === 0) return hasEnded(they, plural(members));
@@ -71,17 +75,17 @@ function named(member: NamedMember): string {
   return `${member.orderId} (slot ${member.slot})`;
 }
 
-/** A new planId for a fleet; `old.orders` is every order the fleet holds, its members and those being renewed. */
+/**
+ * A new planId for a fleet; `old.orders` is every order the fleet holds, its members and those being renewed. They
+ * are counted, not named: a fleet may hold a thousand.
+ */
 export function replacingFleet(orders: number | undefined, planId: string, planUnknown: boolean, old: { orders: readonly NamedMember[]; planId: string }): string {
-  const live = old.orders.filter((m) => !isSpentState(m.status)).length;
-  const spent = old.orders.length - live;
+  const { live, spent } = bySpent(old.orders);
   const held = `${old.orders.length} order(s) of plan ${old.planId}`;
-  const kept =
-    live === 0
-      ? hasEnded(`Its ${held}`, true)
-      : spent === 0
-        ? notCancelled(`Its ${held}`, true)
-        : `${notCancelled(`${live} of its ${held}`, live > 1)} ${spent > 1 ? `The other ${spent} have` : "The other one has"} ended.`;
+  let kept: string;
+  if (spent.length === 0) kept = notCancelled(`Its ${held}`, true);
+  else if (live.length === 0) kept = hasEnded(`Its ${held}`, true);
+  else kept = `${notCancelled(`${live.length} of its ${held}`, live.length > 1)} ${spent.length > 1 ? `The other ${spent.length} have` : "The other one has"} ended.`;
   return `proxy: a new planId replaces the fleet: it buys ${orders ?? "its"} new order(s) of plan ${planName(planId, planUnknown)}. ${kept}`;
 }
 
