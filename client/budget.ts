@@ -20,6 +20,7 @@
 import { realClock, type Clock } from "./clock";
 import { ProxyError } from "./errors";
 import { Pacer, type PacerOptions } from "./pacer";
+import { QuotaReset } from "./quota-reset";
 
 /** The order in which held requests are served. */
 export type RequestPriority = "urgent" | "due" | "routine";
@@ -126,6 +127,7 @@ export class RequestBudget {
   private quota: { limit: number; remaining: number; resetAt: number } | undefined;
   /** Whether the last answer carried hints: only then is a spent quota refilled at its reset. */
   private hintsFresh = false;
+  private readonly reset = new QuotaReset();
   private readonly pacer: Pacer;
   private readonly sentAt: number[] = [];
   /** When answers other than 429 came, over the last few seconds: the share of the key this process really got. */
@@ -288,7 +290,8 @@ export class RequestBudget {
     const hints = readRateLimitHints(answer.headers, now);
     this.hintsFresh = hints !== undefined;
     if (hints) {
-      this.quota = { limit: hints.limit, remaining: hints.remaining - this.inFlight, resetAt: now + hints.resetMs };
+      const resetAt = this.reset.observe(now, hints, this.inFlight);
+      this.quota = { limit: hints.limit, remaining: hints.remaining - this.inFlight, resetAt };
       // Before the 429 is measured below, on purpose: a 429 with hints ends the slow start here, so its cut is taken
       // from the hinted rate, not from what this process got accepted. The other order gave fewer 429s beside other
       // stacks but was slower where hints come with every answer, where the quota governs anyway

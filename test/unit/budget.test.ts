@@ -145,6 +145,35 @@ describe("request budget", () => {
     expect(h.granted.slice(5).map((g) => [g.name, g.at])).toEqual([["f", 2000], ["g", 2000], ["h", 2000]]);
   });
 
+  it("against fixed one-second windows that hint on every answer, waits for each window's reset, not for a second after it", async () => {
+    const h = harness();
+    // The API: 10 requests in each window of [s, s + 1 s), hints on every answer; each request arrives 20 ms after it
+    // goes and is answered 20 ms later.
+    const counted = new Map<number, number>();
+    let refused = 0;
+    const asked = Array.from({ length: 60 }, (_, i) => h.ask(`r${i}`));
+    const answered = new Set<Permit>();
+    while (answered.size < 60 + refused) {
+      await h.clock.advance(10);
+      for (const g of h.granted.filter((x) => !answered.has(x.permit) && h.clock.now() - x.at >= 40)) {
+        answered.add(g.permit);
+        const arrived = g.at + 20;
+        const window = Math.floor(arrived / 1000);
+        const used = counted.get(window) ?? 0;
+        const reset = String(Math.ceil((window * 1000 + 1000 - arrived) / 1000));
+        const hints = { "ratelimit-limit": "10", "ratelimit-remaining": String(Math.max(0, 9 - used)), "ratelimit-reset": reset };
+        if (used < 10) counted.set(window, used + 1);
+        else refused += 1;
+        h.answer(g.permit, used < 10 ? 200 : 429, hints, used < 10 ? undefined : Number(reset) * 1000);
+      }
+    }
+    await Promise.all(asked);
+    // Each window's hints say "1 s" to its end, whenever in it they come. Waiting out the second of the answer that
+    // spent the quota left part of the next window unused: 60 requests took 8 windows, where 6 hold them.
+    expect(counted.size).toBe(6);
+    expect(refused).toBe(0);
+  });
+
   it("with a share of the key (maxRateShare), spends only that part of the quota the hints report, and of their rate", async () => {
     const h = harness();
     h.budget.limitShare(0.5);
