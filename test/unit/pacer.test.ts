@@ -112,6 +112,34 @@ describe("the pacer", () => {
     expect(hinted.rate(held)).toBeCloseTo(minRatePerSecond + 20 * (probePerSecond * x + probeGrowth * x ** 3), 5);
   });
 
+  it("without hints, holds a rate refused again before it probes above it: 3 s more for each such refusal, up to two", () => {
+    const pacer = new Pacer(0);
+    drain(pacer, 0, 3000);
+    const backAt = (resumed: number) => resumed + K_SECONDS * 1000;
+    // The first refusal: back at 20 after K seconds, and above it right after.
+    pacer.throttled(3000, 20, 4000);
+    expect(pacer.rate(backAt(4000) + 500)).toBeGreaterThan(20);
+    // Refused again at about the same rate: held there 3 s, then the probe.
+    pacer.throttled(30_000, 21, 31_000);
+    expect(pacer.rate(backAt(31_000) + 2900)).toBeCloseTo(21, 5);
+    expect(pacer.rate(backAt(31_000) + 3500)).toBeGreaterThan(21);
+    // Twice in a row, 6 s; and no longer after more.
+    for (const at of [60_000, 90_000]) {
+      pacer.throttled(at, 20, at + 1000);
+      expect(pacer.rate(backAt(at + 1000) + 5900)).toBeCloseTo(20, 5);
+      expect(pacer.rate(backAt(at + 1000) + 6500)).toBeGreaterThan(20);
+    }
+    // A refusal at another rate (a neighbour came or went) probes at once again.
+    pacer.throttled(120_000, 10, 121_000);
+    expect(pacer.rate(backAt(121_000) + 500)).toBeGreaterThan(10);
+
+    // With hints the key's rate is known: nothing is held.
+    const hinted = new Pacer(0);
+    hinted.hint(40, 0, 1000, true);
+    for (const at of [0, 30_000]) hinted.throttled(at, 20, at + 1000);
+    expect(hinted.rate(backAt(31_000) + 500)).toBeGreaterThan(20);
+  });
+
   it("never goes above the share of the rate the hints imply, and sends no burst after a pause", () => {
     const pacer = new Pacer(0);
     pacer.hint(10, 0, 1000, true);
