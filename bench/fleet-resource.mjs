@@ -20,7 +20,7 @@ new ProxyFleet("fleet", { planId: "dc-us-5", orders, readyTimeout: "30m" });
  * (also run N ProxyOrders).
  */
 export const DEFAULT_FLEET_RESOURCE_CASES =
-  "200:20:20:always:orders,200:20:20:on-429,200:20:20:never,200:20:20:on-429:real,1000:20:20:always,1000:20:20:on-429,1000:20:20:never";
+  "200:20:20:always:orders,200:20:20:on-429,200:20:20:never,200:20:20:on-429:real,200:20:20:always:real,1000:20:20:always,1000:20:20:on-429,1000:20:20:never";
 
 /**
  * `BENCH_STACKS`: K:N:R:T, comma separated: K stacks on one key, each one fleet of N, with the sandbox's flags,
