@@ -194,6 +194,43 @@ describe("request budget", () => {
     expect(Math.max(perSecond(1), perSecond(2), perSecond(3))).toBeLessThanOrEqual(5);
   });
 
+  it("with a share, once the key's rate is known, uses its part of each window whether or not the others spent theirs yet", async () => {
+    const h = harness();
+    h.budget.limitShare(0.5);
+    // Fixed windows of 20 a second with hints on every answer; an application sends 10 a second, one every 100 ms.
+    const counted = new Map<number, number>();
+    const take = (at: number) => {
+      const window = Math.floor(at / 1000);
+      const used = counted.get(window) ?? 0;
+      if (used < 20) counted.set(window, used + 1);
+      const reset = String(Math.ceil((window * 1000 + 1000 - at) / 1000));
+      return { allowed: used < 20, hints: { "ratelimit-limit": "20", "ratelimit-remaining": String(Math.max(0, 19 - used)), "ratelimit-reset": reset } };
+    };
+    // The key's rate is known: a spent quota of 20 that is whole again within a second.
+    await warmUp(h, { "ratelimit-limit": "20", "ratelimit-remaining": "0", "ratelimit-reset": "1" });
+    await h.clock.advance(1000);
+    let appRefused = 0;
+    const asked = Array.from({ length: 80 }, (_, i) => h.ask(`r${i}`));
+    const answered = new Set<Permit>();
+    const fleetWindows = new Set<number>();
+    while (answered.size < 80) {
+      await h.clock.advance(10);
+      if (h.clock.now() % 100 === 0 && !take(h.clock.now()).allowed) appRefused += 1;
+      for (const g of h.granted.filter((x) => !answered.has(x.permit) && h.clock.now() - x.at >= 40)) {
+        answered.add(g.permit);
+        const { allowed, hints } = take(g.at + 20);
+        if (allowed) fleetWindows.add(Math.floor((g.at + 20) / 1000));
+        h.answer(g.permit, allowed ? 200 : 429, hints, allowed ? undefined : Number(hints["ratelimit-reset"]) * 1000);
+      }
+    }
+    await Promise.all(asked);
+    // Its 80 requests at its 10 of each window's 20: 8 windows. Keeping the application's half of what each window had
+    // left, as it did, left the fleet 5 or so a window once the application had begun to spend: 15 windows.
+    expect(fleetWindows.size).toBeLessThanOrEqual(8);
+    // Only the first window, which began with the pacer's saved-up burst, may leave the application one short.
+    expect(appRefused).toBeLessThanOrEqual(1);
+  });
+
   it("with a share of the key and nothing known of its rate, starts by rate, however fast the answers come", async () => {
     /** Asks for 60 requests, answers each as it goes, and counts those let go in the first second. */
     const firstSecond = async (share: number | undefined) => {
