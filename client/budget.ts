@@ -193,8 +193,9 @@ export class RequestBudget {
   }
 
   /**
-   * Uses at most `fraction` (0 to 1] of the key's rate from now on: of the quota its hints report, and of the rate
-   * they imply or a 429 taught. The smallest share asked for wins.
+   * Uses at most `fraction` (0 to 1] of the key's rate from now on: of the rate the hints imply or a 429 taught, and,
+   * until that rate is known, of what the quota its hints report has left (after, all of it but a twentieth of each
+   * window, see nextAllowedAt). The smallest share asked for wins.
    */
   limitShare(fraction: number): void {
     this.share = Math.min(this.share, Math.max(0.01, Math.min(1, fraction)));
