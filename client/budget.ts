@@ -9,8 +9,9 @@
  *   until the reset. Requests still in flight are counted against it, so the answers that come back can never be
  *   spent twice. A quota whose reset passed without fresh hints is forgotten, never refilled in one burst.
  * - A send rate, learned (client/pacer.ts): a slow start while nothing is known, a cut on every `429` episode and a
- *   cubic recovery after it, and never above the rate the hints imply. So the budget holds whether the API sends hints
- *   with every answer, only with its `429`s, or never, and several processes on one key converge.
+ *   cubic recovery after it (quicker where the hints show the quota mostly unspent), and never above the rate the
+ *   hints imply. So the budget holds whether the API sends hints with every answer, only with its `429`s, or never,
+ *   and several processes on one key converge.
  *
  * Who goes first: waiting requests are served by priority, then in the order they asked (so polls take turns):
  * `urgent` (purchases, and every call a user waits on directly), then `due` (a poll at an order's
@@ -306,6 +307,7 @@ export class RequestBudget {
       // stacks but was slower where hints come with every answer, where the quota governs anyway
       // (docs/contributing/benchmarks.md, "Where the K-stack 429s come from").
       this.pacer.hint(hints.limit, hints.remaining, hints.resetMs, answer.status === 429);
+      if (answer.status !== 429) this.pacer.room(now, hints.limit, this.quota.remaining);
     }
     if (answer.status === 429 || (answer.status === 503 && answer.retryAfterMs !== undefined)) {
       this.pausedUntil = Math.max(this.pausedUntil, now + (answer.retryAfterMs ?? this.options.pauseWithoutRetryAfterMs));

@@ -194,6 +194,22 @@ describe("request budget", () => {
     expect([...api.counted.values()].reduce((a, b) => a + b, 0)).toBe(60);
   });
 
+  it("with hints on every answer, takes back within a few windows a key that a neighbour stopped spending", async () => {
+    const h = harness();
+    const api = fixedWindows(10);
+    await warmUp(h, { "ratelimit-limit": "10", "ratelimit-remaining": "0", "ratelimit-reset": "1" });
+    await h.clock.advance(1000);
+    const asked = Array.from({ length: 80 }, (_, i) => h.ask(`r${i}`));
+    // A neighbour spends every window as it begins, for 5 s: this stack's 429s cut its rate to the least.
+    const windows = await throughWindows(h, api, 80, (now) => {
+      if (now < 6000 && now % 1000 < 100) api.take(now);
+    });
+    await Promise.all(asked);
+    // Then the key is its own. Probing for it from the least rate took until window 24, 3 or 4 requests a window; the
+    // answers' unspent quota doubles the rate once a window, up to half the key's, and it ends in window 18.
+    expect(Math.max(...windows)).toBeLessThanOrEqual(20);
+  });
+
   it("with a share of the key (maxRateShare), spends only that part of the quota the hints report, and of their rate", async () => {
     const h = harness();
     h.budget.limitShare(0.5);

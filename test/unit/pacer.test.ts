@@ -112,6 +112,44 @@ describe("the pacer", () => {
     expect(hinted.rate(held)).toBeCloseTo(minRatePerSecond + 20 * (probePerSecond * x + probeGrowth * x ** 3), 5);
   });
 
+  it("with hints on every answer, doubles a cut rate once a period, up to half the key's, while every answer of the last two found room", () => {
+    /** A pacer that knows the key's rate (10 a second: a period of 1 s) and was cut to the least rate at 0. */
+    const cutLow = () => {
+      const pacer = new Pacer(0);
+      pacer.hint(10, 0, 1000, true);
+      pacer.throttled(0, 0, 1000);
+      return pacer;
+    };
+    const least = DEFAULT_PACER_OPTIONS.minRatePerSecond;
+    const pacer = cutLow();
+    // More than half the quota left in every answer: after a period of them, the rate doubles; then once a period.
+    for (let at = 1000; at < 2000; at += 100) pacer.room(at, 10, 8);
+    expect(pacer.rate(1900)).toBeLessThan(least * 1.1);
+    pacer.room(2000, 10, 8);
+    expect(pacer.rate(2000)).toBeCloseTo(2 * least, 1);
+    pacer.room(2500, 10, 8);
+    expect(pacer.rate(2500)).toBeLessThan(2 * least * 1.1);
+    for (let at = 3000; at <= 4000; at += 500) pacer.room(at, 10, 8);
+    // Up to half of the hints' share of the key's rate: two processes that find room at once stay within it together.
+    const half = (10 * DEFAULT_PACER_OPTIONS.hintShare) / 2;
+    expect(pacer.rate(4000)).toBeCloseTo(half, 5);
+    for (let at = 4500; at <= 8000; at += 500) pacer.room(at, 10, 8);
+    expect(pacer.rate(8000)).toBeLessThan(half + 0.5);
+    // The probe takes it on from there.
+    expect(pacer.rate(20_000)).toBeGreaterThan(half + 2);
+
+    // One answer of the last two periods found the quota nearly spent: a neighbour is spending it, nothing doubles.
+    const shared = cutLow();
+    for (let at = 1000; at <= 3000; at += 100) shared.room(at, 10, at === 1500 ? 1 : 8);
+    expect(shared.rate(3000)).toBeLessThan(least * 1.1);
+    // A 429 forgets the answers before it.
+    const refused = cutLow();
+    for (let at = 1000; at < 2000; at += 100) refused.room(at, 10, 8);
+    refused.throttled(1990, 1, 2000);
+    refused.room(2000, 10, 8);
+    expect(refused.rate(2000)).toBeLessThan(least * 1.1);
+  });
+
   it("without hints, holds a rate refused again before it probes above it: 3 s more for each such refusal, up to two", () => {
     const pacer = new Pacer(0);
     drain(pacer, 0, 3000);
