@@ -71,7 +71,7 @@ const MAX_STEADY_HOLDS = 2;
 /** A refusal within this share of the last one's rate is at the same rate. */
 const SAME_RATE = 0.15;
 
-/** Over how many of a quota's periods room is looked for, and the most of the hinted rate it doubles to (see room). */
+/** Over how many of a quota's periods room is looked for, and the part of what the hints allow it doubles up to. */
 const ROOM_PERIODS = 2;
 const ROOM_CAP = 0.5;
 
@@ -308,7 +308,8 @@ export class Pacer {
     if (raised <= rate) return;
     this.roomAt = now;
     // As if cut long enough ago to be back at the raised rate: the probe goes on from there.
-    this.cut = { ...this.cut, refused: raised, largest: Math.max(this.cut.largest, raised), since: now - this.backAtRefusedSeconds * 1000 };
+    const since = now - this.backAtRefusedSeconds * 1000;
+    this.cut = { ...this.cut, refused: raised, largest: Math.max(this.cut.largest, raised), since };
   }
 
   /** The most of a hinted rate used: its `hintShare`, or the share asked for when that is less. */
