@@ -297,11 +297,12 @@ export class Pacer {
    * `429` was seen to spend the quota.
    */
   room(now: number, limit: number, remaining: number): void {
-    if (this.hinted === undefined || !this.spentSeen) return;
+    // Without a cut there is nothing to raise, and the next cut forgets what was seen before it: nothing is kept.
+    if (this.hinted === undefined || !this.spentSeen || !this.cut) return;
     const period = (limit / this.hinted) * 1000;
     this.quotaSeen.push({ at: now, low: remaining < limit / 2 });
     while (this.quotaSeen[0]!.at < now - ROOM_PERIODS * period) this.quotaSeen.shift();
-    if (!this.cut || now < this.cut.since || now - this.roomAt < period) return;
+    if (now < this.cut.since || now - this.roomAt < period) return;
     if (now - this.quotaSeen[0]!.at < (ROOM_PERIODS - 1) * period || this.quotaSeen.some((seen) => seen.low)) return;
     const rate = this.rate(now);
     const raised = Math.min(this.hintedCap(this.hinted) * ROOM_CAP, 2 * rate);
