@@ -42,13 +42,25 @@ describe("quota reset", () => {
     expect(reset.observe(1400, { limit: 10, remaining: 8, resetMs: 1000 }, 0)).toBe(2400);
   });
 
-  it("takes a bucket's seconds that stop meeting while its quota has not grown back for a bucket", () => {
+  it("takes a bucket's seconds that stop meeting while its quota stays nearly spent for a bucket", () => {
     const reset = new QuotaReset();
     reset.observe(0, { limit: 10, remaining: 0, resetMs: 1000 }, 0);
     // Back whole at once, as a window's would be...
     expect(reset.observe(1100, { limit: 10, remaining: 10, resetMs: 0 }, 0)).toBe(1100);
-    // ...but a reset already passed and a quota smaller since: a bucket, whose full time moves on.
-    expect(reset.observe(1150, { limit: 10, remaining: 7, resetMs: 1000 }, 0)).toBe(2150);
-    expect(reset.observe(1250, { limit: 10, remaining: 6, resetMs: 1000 }, 0)).toBe(2250);
+    expect(reset.observe(1150, { limit: 10, remaining: 2, resetMs: 1000 }, 0)).toBe(2150);
+    // ...but past the reset it bounded, the quota is still nearly spent: no window began, a bucket's full time moved on.
+    expect(reset.observe(2200, { limit: 10, remaining: 1, resetMs: 1000 }, 0)).toBe(3200);
+    expect(reset.observe(2300, { limit: 10, remaining: 0, resetMs: 1000 }, 0)).toBe(3300);
+  });
+
+  it("keeps a window for a window when a quota mostly left looks the same in the next one", () => {
+    const reset = new QuotaReset();
+    for (let i = 0; i < 9; i++) reset.observe(100 + i * 100, windowHints(100 + i * 100, i + 1), 0);
+    reset.observe(1050, windowHints(1050, 1), 0);
+    // One request a window, as a stack polling its orders sends: the quota left alike in each. Read as a bucket, each
+    // reset would be the end of the answer's own second, and the next busy window half lost.
+    for (const at of [2300, 3700, 4400]) reset.observe(at, windowHints(at, 1), 0);
+    for (let i = 0; i < 5; i++) reset.observe(5020 + i * 100, windowHints(5020 + i * 100, i + 1), 0);
+    expect(reset.observe(5600, windowHints(5600, 6), 0)).toBe(6020);
   });
 });
