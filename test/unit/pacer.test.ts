@@ -28,12 +28,13 @@ describe("the pacer", () => {
     expect(pacer.nextAt(0, 2 * initial)).toBe(Number.POSITIVE_INFINITY);
   });
 
-  it("above the slow start's threshold, grows the window by one per window's worth of answers", () => {
+  it("above the slow start's threshold, grows the window by one per two windows' worth of answers", () => {
     const pacer = new Pacer(0);
     const threshold = DEFAULT_PACER_OPTIONS.slowStartThreshold;
     for (let i = DEFAULT_PACER_OPTIONS.initialRatePerSecond; i < threshold; i++) pacer.answered();
     expect([pacer.nextAt(0, threshold - 1), pacer.nextAt(0, threshold)]).toEqual([0, Number.POSITIVE_INFINITY]);
-    for (let i = 0; i < threshold; i++) pacer.answered();
+    // Two windows' worth of answers: one request more (at one per window's worth, it would be two).
+    for (let i = 0; i < 2 * threshold; i++) pacer.answered();
     expect([pacer.nextAt(0, threshold), pacer.nextAt(0, threshold + 1)]).toEqual([0, Number.POSITIVE_INFINITY]);
   });
 
