@@ -6,11 +6,10 @@
  *   number of requests in flight: `initialRatePerSecond` at first, one more for every answer up to
  *   `slowStartThreshold` (doubling every round trip, as TCP's slow start does), then one more per two windows' worth
  *   of answers (one per two round trips: TCP's congestion avoidance as a receiver that acknowledges every other segment
- *   makes it). Requests that follow each other, or a handful at once,
- *   never wait for an API that never refuses; a fleet of a thousand does not fire a thousand requests into an unknown
- *   limit: at the first `429` about the window was in flight, and each of those is answered `429` too, so the window
- *   stays near the threshold unless the API goes on accepting more for many round trips. The rate it leaves for is
- *   what the API accepted meanwhile.
+ *   makes it). Requests that follow each other, or a handful at once, never wait for an API that never refuses; a
+ *   fleet of a thousand does not fire a thousand requests into an unknown limit: at the first `429` about the window
+ *   was in flight, and each of those is answered `429` too, so the window stays near the threshold unless the API
+ *   goes on accepting more for many round trips. The rate it leaves for is what the API accepted meanwhile.
  * - **A shared key starts by rate.** When a share below all of the key was asked for (limitShare), others are known to
  *   send on the key, and a window alone would let a few round trips on a fast link spend a whole second's quota of
  *   theirs before the first `429` says what the key's rate is. Then the slow start is also a rate:
