@@ -132,7 +132,8 @@ describe("request budget", () => {
     expect(more.map((p) => p.heldMs)).toEqual([0, 0]);
     expect(h.granted.every((g) => g.at === 0)).toBe(true);
     // Nothing said about the limit: a fleet's hundred requests do not go out at once, but as a window of requests in
-    // flight that grows by one per answer up to 4, then by one per two round trips (here 50 ms each): 4, 4, 5 ...
+    // flight that grows by one per answer up to 4, then by one per two round trips (here 50 ms each; a part of a
+    // request counts as one): 4, 5, 6, 6, 7, 7 ...
     for (const permit of more) h.answer(permit);
     h.answer(await second);
     h.granted.length = 0;
