@@ -19,6 +19,7 @@
  * key, one request goes out alone, so that a fleet learns the hints from one answer instead of from a burst of `429`s.
  */
 import { realClock, type Clock } from "./clock";
+import { Crowding, type SentRequest } from "./crowding";
 import { ProxyError } from "./errors";
 import { Pacer, type PacerOptions } from "./pacer";
 import { QuotaReset } from "./quota-reset";
@@ -132,6 +133,9 @@ export class RequestBudget {
   /** Whether the last answer carried hints: only then is a spent quota refilled at its reset. */
   private hintsFresh = false;
   private readonly reset = new QuotaReset();
+  private readonly crowding = new Crowding();
+  /** Requests let go so far: each one's place among them lets its answer tell this process's spending from others'. */
+  private sent = 0;
   private readonly pacer: Pacer;
   private readonly sentAt: number[] = [];
   /** When answers other than 429 came, over the last few seconds: the share of the key this process really got. */
@@ -275,6 +279,7 @@ export class RequestBudget {
 
   private grant(waiter: Waiter, now: number): void {
     this.firstSentAt ??= now;
+    const request: SentRequest = { seq: this.sent++, inFlight: this.inFlight };
     this.inFlight += 1;
     if (this.quota) this.quota.remaining -= 1;
     this.pacer.take(now);
@@ -287,14 +292,14 @@ export class RequestBudget {
         if (settled) return;
         settled = true;
         this.inFlight -= 1;
-        if (answer) this.learn(answer);
+        if (answer) this.learn(answer, request);
         this.poke();
       },
     });
   }
 
-  /** Takes in what one answer says about the key's limit. */
-  private learn(answer: { status: number; headers: Record<string, string>; retryAfterMs?: number }): void {
+  /** Takes in what one answer, to `request`, says about the key's limit. */
+  private learn(answer: { status: number; headers: Record<string, string>; retryAfterMs?: number }, request: SentRequest): void {
     const now = this.clock.now();
     this.answered = true;
     const hints = readRateLimitHints(answer.headers, now);
@@ -315,20 +320,30 @@ export class RequestBudget {
     while (this.acceptedAt.length > 0 && this.acceptedAt[0]! < now - ACCEPTED_WINDOW_MS) this.acceptedAt.shift();
     if (answer.status === 429) {
       this.throttledSinceSummary += 1;
-      // What the key really took from this process, not what was sent: with other processes on the key, the rates
-      // sent add up to more than the limit, and a cut from them would leave the sum over it. Measured since the
-      // last pause ended (and, with hints, the last lull); too short a stretch leaves the cut to the rate in force.
-      const from = Math.max(now - ACCEPTED_WINDOW_MS, this.resumedAt, this.firstSentAt ?? now);
-      const since = this.quota ? afterLastLull(this.acceptedAt, from) : from;
-      const accepted = this.acceptedAt.filter((t) => t >= since).length;
+      const perSecond = this.acceptedPerSecond(now);
       this.resumedAt = this.pausedUntil;
-      // Out of the slow start, what was accepted counts over a second at least: a bucket's burst is not its rate.
-      const perSecond = now - since >= 1000 || this.pacer.slowStart ? accepted / (Math.max(1000, now - since) / 1000) : undefined;
       this.pacer.throttled(now, perSecond, this.pausedUntil);
     } else {
       this.acceptedAt.push(now);
       this.pacer.answered();
+      // A quota this answer found spent, with others seen spending it in the same window: every process on the key
+      // that sees so yields, as on a 429, before the next of them is refused.
+      const others = hints ? this.crowding.observe(hints.remaining, request, this.sent, this.inFlight) : 0;
+      if (hints && hints.remaining <= 1 && others > 0) this.pacer.crowded(now, hints.limit, this.acceptedPerSecond(now));
     }
+  }
+
+  /**
+   * What the key really took from this process, not what was sent: with other processes on the key, the rates sent add
+   * up to more than the limit, and a cut from them would leave the sum over it. Measured since the last pause ended
+   * (and, with hints, the last lull); too short a stretch leaves the cut to the rate in force (undefined).
+   */
+  private acceptedPerSecond(now: number): number | undefined {
+    const from = Math.max(now - ACCEPTED_WINDOW_MS, this.resumedAt, this.firstSentAt ?? now);
+    const since = this.quota ? afterLastLull(this.acceptedAt, from) : from;
+    const accepted = this.acceptedAt.filter((t) => t >= since).length;
+    // Out of the slow start, what was accepted counts over a second at least: a bucket's burst is not its rate.
+    return now - since >= 1000 || this.pacer.slowStart ? accepted / (Math.max(1000, now - since) / 1000) : undefined;
   }
 
   private maybeSummarise(now: number): void {

@@ -156,6 +156,37 @@ describe("the pacer", () => {
     expect(refused.rate(2000)).toBeLessThan(least * 1.1);
   });
 
+  it("cuts to 85% of what was accepted, without a pause and once a period, when a quota is found spent with others", () => {
+    /** A pacer that knows the key's rate (10 a second: a period of 1 s) from a spent quota. */
+    const hinted = () => {
+      const pacer = new Pacer(0);
+      pacer.hint(10, 0, 1000, false);
+      return pacer;
+    };
+    const pacer = hinted();
+    pacer.crowded(5000, 10, 6);
+    // No pause: a request may go at once, and the rate is 85% of the 6 a second accepted, growing back to 6.
+    expect(pacer.nextAt(5000)).toBe(5000);
+    expect(pacer.rate(5000)).toBeCloseTo(0.85 * 6, 5);
+    expect(pacer.rate(9000)).toBeGreaterThan(0.85 * 6);
+    expect(pacer.rate(9000)).toBeLessThan(6);
+    // Another mark within the period changes nothing; one a period later cuts again, from what was accepted then.
+    pacer.crowded(5500, 10, 2);
+    expect(pacer.rate(5500)).toBeGreaterThan(0.85 * 6);
+    pacer.crowded(6000, 10, 4);
+    expect(pacer.rate(6000)).toBeCloseTo(0.85 * 4, 5);
+
+    // During a 429's pause the cut it made stands, and a stack with a share keeps to its share instead.
+    const paused = hinted();
+    paused.throttled(5000, 6, 6000);
+    paused.crowded(5500, 10, 2);
+    expect(paused.rate(6000)).toBeCloseTo(DEFAULT_PACER_OPTIONS.throttleFactor * 6, 5);
+    const shared = hinted();
+    shared.limitShare(0.5);
+    shared.crowded(5000, 10, 4);
+    expect(shared.rate(5000)).toBeCloseTo(10 * 0.5, 5);
+  });
+
   it("without hints, holds a rate refused again before it probes above it: 3 s more for each such refusal, up to two", () => {
     const pacer = new Pacer(0);
     drain(pacer, 0, 3000);
