@@ -25,9 +25,10 @@ export const DEFAULT_FLEET_RESOURCE_CASES =
 /**
  * `BENCH_STACKS`: K:N:R:T, comma separated: K stacks on one key, each one fleet of N, with the sandbox's flags,
  * `:late=<s>` (the last stack starts that many seconds after the others) and `:share=<percent>` (each stack's
- * `proxy:maxRateShare`).
+ * `proxy:maxRateShare`). By default two stacks in each hint mode (the issue's rows, and with hints on every answer),
+ * four with one late in the two modes that teach the least.
  */
-export const DEFAULT_STACKS_CASES = "2:100:10:20:on-429,2:100:10:20:never,4:50:10:20:on-429:late=10,4:50:10:20:never:late=10";
+export const DEFAULT_STACKS_CASES = "2:100:10:20,2:100:10:20:on-429,2:100:10:20:never,4:50:10:20:on-429:late=10,4:50:10:20:never:late=10";
 
 /**
  * `BENCH_SHARE_CASES`: N:R:T, comma separated: a fleet of N capped at `proxy:maxRateShare` 50 beside an application
