@@ -293,16 +293,7 @@ export class Pacer {
       this.restart(resumeAt);
       return;
     }
-    // Leaving the slow start, the rate the API accepted meanwhile is all that is known (the budget measures it over a
-    // second at least, so that a burst the API's bucket let through does not read as its rate).
-    const current = this.rate(now);
-    const measured = acceptedPerSecond ?? (Number.isFinite(current) ? current : this.options.initialRatePerSecond);
-    const refused = Math.max(this.options.minRatePerSecond, Math.min(current, measured));
-    const last = this.cut;
-    const steady = last && Math.abs(refused - last.refused) <= SAME_RATE * last.refused ? last.steady + 1 : 0;
-    this.cut = { refused, largest: Math.max(refused, last?.largest ?? 0), since: Math.max(now, resumeAt), steady };
-    this.quotaSeen = [];
-    this.restart(resumeAt);
+    this.cutTo(now, acceptedPerSecond, resumeAt, this.options.throttleFactor);
   }
 
   /**
@@ -317,11 +308,25 @@ export class Pacer {
     if (this.cut && now < this.cut.since) return;
     if (now - this.crowdedAt < (limit / this.hinted) * 1000) return;
     this.crowdedAt = now;
-    this.throttled(now, acceptedPerSecond, now);
-    // As if cut that long ago: the cubic is at crowdedFactor of the refused rate now, and back at it sooner.
-    const { cubicGrowth, crowdedFactor } = this.options;
-    const ago = this.backAtRefusedSeconds - Math.cbrt((1 - crowdedFactor) / cubicGrowth);
-    if (this.cut) this.cut.since = now - Math.max(0, ago) * 1000;
+    this.cutTo(now, acceptedPerSecond, now, this.options.crowdedFactor);
+  }
+
+  /**
+   * A cut at `now` from what was accepted (or the rate in force), growing back from `resumeAt` at `keep` of it: the
+   * cubic's epoch is set as if cut that much earlier, so that a gentler cut is also back at the refused rate sooner.
+   */
+  private cutTo(now: number, acceptedPerSecond: number | undefined, resumeAt: number, keep: number): void {
+    // Leaving the slow start, the rate the API accepted meanwhile is all that is known (the budget measures it over a
+    // second at least, so that a burst the API's bucket let through does not read as its rate).
+    const current = this.rate(now);
+    const measured = acceptedPerSecond ?? (Number.isFinite(current) ? current : this.options.initialRatePerSecond);
+    const refused = Math.max(this.options.minRatePerSecond, Math.min(current, measured));
+    const last = this.cut;
+    const steady = last && Math.abs(refused - last.refused) <= SAME_RATE * last.refused ? last.steady + 1 : 0;
+    const ago = Math.max(0, this.backAtRefusedSeconds - Math.cbrt((1 - keep) / this.options.cubicGrowth)) * 1000;
+    this.cut = { refused, largest: Math.max(refused, last?.largest ?? 0), since: Math.max(now, resumeAt) - ago, steady };
+    this.quotaSeen = [];
+    this.restart(resumeAt);
   }
 
   /** The API's hints at `now`: a limit, what is left of it, and the seconds until it is whole again. */
