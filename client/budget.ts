@@ -12,6 +12,9 @@
  *   cubic recovery after it (quicker where the hints show the quota mostly unspent), and never above the rate the
  *   hints imply. So the budget holds whether the API sends hints with every answer, only with its `429`s, or never,
  *   and several processes on one key converge.
+ * - In place of that rate, while hints on every answer follow what is sent (and the quota is not a fixed window's):
+ *   the quota's own pace, what is left spent evenly until its reset (client/spread.ts), so that the processes on one
+ *   key share it evenly and one alone has all of it.
  *
  * Who goes first: waiting requests are served by priority, then in the order they asked (so polls take turns):
  * `urgent` (purchases, and every call a user waits on directly), then `due` (a poll at an order's
@@ -23,6 +26,7 @@ import { Crowding, type SentRequest } from "./crowding";
 import { ProxyError } from "./errors";
 import { Pacer, type PacerOptions } from "./pacer";
 import { QuotaReset } from "./quota-reset";
+import { QuotaSpread } from "./spread";
 
 /** The order in which held requests are served. */
 export type RequestPriority = "urgent" | "due" | "routine";
@@ -134,6 +138,7 @@ export class RequestBudget {
   private hintsFresh = false;
   private readonly reset = new QuotaReset();
   private readonly crowding = new Crowding();
+  private readonly spread = new QuotaSpread();
   /** Requests let go so far: each one's place among them lets its answer tell this process's spending from others'. */
   private sent = 0;
   private readonly pacer: Pacer;
@@ -232,6 +237,11 @@ export class RequestBudget {
     // A quota the hints report is what the API says it will take now: the slow start's window, a guess made for want
     // of one, does not hold it back.
     if (this.quota && this.pacer.slowStart) return at;
+    // Hints that follow what is sent pace by the quota itself (client/spread.ts), but not a fixed window's, nor a share
+    // (which the learned rate holds).
+    const spreads = this.share === 1 && !this.reset.fixedWindow;
+    const paced = spreads ? this.spread.nextAt(at, this.quota, this.hintsFresh, this.inFlight, this.queue.length) : undefined;
+    if (paced !== undefined) return Math.max(at, paced);
     return Math.max(at, this.pacer.nextAt(at, this.inFlight));
   }
 
@@ -283,6 +293,7 @@ export class RequestBudget {
     this.inFlight += 1;
     if (this.quota) this.quota.remaining -= 1;
     this.pacer.take(now);
+    this.spread.sent(now);
     this.sentAt.push(now);
     while (this.sentAt.length > 0 && this.sentAt[0]! < now - 5000) this.sentAt.shift();
     let settled = false;
@@ -323,12 +334,14 @@ export class RequestBudget {
       const perSecond = this.acceptedPerSecond(now);
       this.resumedAt = this.pausedUntil;
       this.pacer.throttled(now, perSecond, this.pausedUntil);
+      this.spread.answered(answer.status, hints, 0);
     } else {
       this.acceptedAt.push(now);
       this.pacer.answered();
       // A quota this answer found spent, with others seen spending it in the same window: every process on the key
       // that sees so yields, as on a 429, before the next of them is refused.
       const others = hints ? this.crowding.observe(hints.remaining, request, this.sent, this.inFlight) : 0;
+      this.spread.answered(answer.status, hints, others);
       if (hints && hints.remaining <= 1 && others > 0) this.pacer.crowded(now, hints.limit, this.acceptedPerSecond(now));
     }
   }

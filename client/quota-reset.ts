@@ -33,6 +33,11 @@ export class QuotaReset {
   /** Whether it was seen to come back a little at a time, or its answers' seconds stopped meeting: a token bucket's. */
   private bucket = false;
 
+  /** Whether the quota comes back whole at once, as a fixed window's does, and never looked like a token bucket's. */
+  get fixedWindow(): boolean {
+    return this.windowed && !this.bucket;
+  }
+
   /**
    * One more answer's hints, at `now`, with `inFlight` of this process's requests still unanswered: returns when the
    * quota is whole again (epoch milliseconds).

@@ -93,6 +93,25 @@ function fixedWindows(limit: number) {
 }
 
 /**
+ * An API that refills a token bucket of `limit` at `limit` a second, with hints on every answer (`RateLimit-Reset`: the
+ * whole seconds until it is full, as the sandbox says); `take(at)` counts one arriving at `at`.
+ */
+function tokenBucket(limit: number) {
+  let tokens = 0;
+  let last = 0;
+  const take = (at: number) => {
+    tokens = Math.min(limit, tokens + ((at - last) / 1000) * limit);
+    last = at;
+    const allowed = tokens >= 1;
+    if (allowed) tokens -= 1;
+    const reset = Math.ceil((limit - tokens) / limit);
+    const hints = { "ratelimit-limit": String(limit), "ratelimit-remaining": String(Math.floor(tokens)), "ratelimit-reset": String(reset) };
+    return { allowed, hints, retryAfterMs: Math.max(1, Math.ceil((1 - tokens) / limit)) * 1000 };
+  };
+  return { take };
+}
+
+/**
  * Answers each request 40 ms after it went, as `api` decided when it arrived 20 ms in, until `count` are answered;
  * `everyStep` runs every 10 ms. Returns the windows in which the API accepted any of them.
  */
@@ -178,9 +197,10 @@ describe("request budget", () => {
     for (const g of [...h.granted]) h.answer(g.permit, 200, { "ratelimit-limit": "5", "ratelimit-remaining": "0", "ratelimit-reset": "1" });
     await h.clock.advance(999);
     expect(h.names()).toHaveLength(5);
-    await h.clock.advance(1);
+    await h.clock.advance(500);
     await Promise.all(asked);
-    expect(h.granted.slice(5).map((g) => [g.name, g.at])).toEqual([["f", 2000], ["g", 2000], ["h", 2000]]);
+    // Answers that spent the quota showed that the hints follow what is sent: the next window is spent evenly.
+    expect(h.granted.slice(5).map((g) => [g.name, g.at])).toEqual([["f", 2000], ["g", 2200], ["h", 2400]]);
   });
 
   it("against fixed one-second windows that hint on every answer, waits for each window's reset, not for a second after it", async () => {
@@ -248,6 +268,40 @@ describe("request budget", () => {
     // with a cut to 70% instead of 85%, 30).
     expect(stacks[0]!.refused + stacks[1]!.refused).toBeLessThanOrEqual(4);
     expect(Math.max(...windows)).toBeLessThanOrEqual(25);
+  });
+
+  it("with hints on every answer, two stacks on a token bucket spend it evenly, each half, and almost never meet a 429", async () => {
+    const clock = manualClock();
+    const api = tokenBucket(10);
+    type Stack = { granted: { at: number; permit: Permit }[]; answered: number; refused: number; lastAt: number };
+    const stacks: Stack[] = [0, 1].map(() => ({ granted: [], answered: 0, refused: 0, lastAt: 0 }));
+    const budgets = stacks.map(() => new RequestBudget({ clock }));
+    // Each stack has heard from the key once, an answer that found it spent; each wants all of it.
+    for (const budget of budgets) (await budget.acquire({ priority: "urgent" })).settle({ status: 200, headers: api.take(0).hints });
+    budgets.forEach((budget, i) => {
+      for (let j = 0; j < 100; j++) void budget.acquire({ priority: "urgent" }).then((permit) => stacks[i]!.granted.push({ at: clock.now(), permit }));
+    });
+    // Each request is answered 40 ms after it went, as the API decided when it arrived 20 ms in; none is sent again.
+    while (stacks.some((stack) => stack.answered < 100)) {
+      await clock.advance(10);
+      for (const stack of stacks) {
+        const due = stack.granted.filter((g) => clock.now() - g.at >= 40);
+        stack.granted = stack.granted.filter((g) => !due.includes(g));
+        for (const g of due) {
+          const { allowed, hints, retryAfterMs } = api.take(g.at + 20);
+          stack.answered += 1;
+          if (allowed) stack.lastAt = g.at + 20;
+          else stack.refused += 1;
+          g.permit.settle({ status: allowed ? 200 : 429, headers: hints, retryAfterMs: allowed ? undefined : retryAfterMs });
+        }
+      }
+    }
+    // 200 requests at 10 a second take 20 s. Paced by the learned rate, 4 were refused and the stacks ended 18.0 s and
+    // 22.5 s in (one got more of the key, and the other's tail had it alone); spending the quota evenly, 1 refused, and
+    // they ended 19.2 s and 20.6 s in.
+    expect(stacks[0]!.refused + stacks[1]!.refused).toBeLessThanOrEqual(2);
+    expect(Math.max(stacks[0]!.lastAt, stacks[1]!.lastAt)).toBeLessThanOrEqual(21_000);
+    expect(Math.abs(stacks[0]!.lastAt - stacks[1]!.lastAt)).toBeLessThanOrEqual(2000);
   });
 
   it("with a share of the key (maxRateShare), spends only that part of the quota the hints report, and of their rate", async () => {

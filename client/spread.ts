@@ -1,0 +1,81 @@
+/**
+ * With `RateLimit-*` hints on every answer, what the quota has left is spent evenly until its reset: the next request
+ * goes at `last + (reset − last) / (left + 1)`, in place of the learned rate (client/pacer.ts). Every process on the
+ * key reads the same quota, so each spends it at the same pace: two stacks get half of it each, a stack that starts
+ * late gets its part from its first answers, and a stack whose neighbour finished gets all of it at once, with no cut
+ * to recover from and no probe for room. Alone, it spends the quota at the key's rate. (Two untold stacks of 100
+ * orders on the sandbox's token bucket of 10 a second, real runs: 1.7% of requests answered `429` and 1.09x of the
+ * floor with the learned rate, none and 1.08x with this; four with one 10 s late, 7.4% and 1.20x against 1.2% and
+ * 1.10x; docs/contributing/benchmarks.md, "Spending the quota evenly".)
+ *
+ * Only while the hints have shown that they follow what is sent: once an answer other than a `429` found the quota
+ * spent, and until a `429` comes (an API whose hints on its successes never change, or say more than the key takes,
+ * is paced by the learned rate instead). When this process's answers show others spending the same window
+ * (client/crowding.ts), the quota's last request is left to them: two processes that both see one left would both send
+ * it, and one would be refused. Requests that a quarter of what is left holds are not paced: no limit is near.
+ *
+ * Not for a quota that comes back whole at once, as a fixed window's does (the budget asks client/quota-reset.ts):
+ * `RateLimit-Reset` in whole seconds says nothing of where in its second a one-second window ends, and a neighbour
+ * spending a window's start hides that from this process, so a reset placed wrong either spent into a window already
+ * spent or left part of one unused (two untold stacks took 1.33x to 1.97x of their floor in bench/stacks-sim.mjs, where
+ * the learned rate and its marks take 1.33x to 1.47x).
+ */
+
+/** What the budget knows of the quota: its limit, what is left less this process's requests in flight, its reset. */
+export interface QuotaView {
+  limit: number;
+  remaining: number;
+  resetAt: number;
+}
+
+/** The pace at which a hinted quota is spent; see the module's comment. */
+export class QuotaSpread {
+  /** Whether the hints were seen to follow what is sent (and no `429` came since). */
+  private trusted = false;
+  /** Whether the last answer showed others spending the window. */
+  private shared = false;
+  /** How long a quota lasts once whole: the longest `RateLimit-Reset` seen, so that a passed reset has a next one. */
+  private periodMs = 1000;
+  private lastSentAt: number | undefined;
+
+  /**
+   * One answer: its status, its hints (undefined without), and how many requests of others its window showed
+   * (client/crowding.ts).
+   */
+  answered(status: number, hints: { remaining: number; resetMs: number } | undefined, others: number): void {
+    if (status === 429) {
+      this.trusted = false;
+      return;
+    }
+    if (!hints) return;
+    if (hints.remaining <= 1) this.trusted = true;
+    this.shared = others > 0;
+    this.periodMs = Math.max(this.periodMs, hints.resetMs);
+  }
+
+  /** A request went at `now`. */
+  sent(now: number): void {
+    this.lastSentAt = now;
+  }
+
+  /**
+   * When the next request may go at the quota's pace, with `inFlight` of this process's requests unanswered and
+   * `waiting` held (the next among them), or undefined when the pace does not apply (the learned rate does): before the
+   * hints were seen to follow what is sent, after a `429`, or without a quota whose hints are fresh.
+   */
+  nextAt(now: number, quota: QuotaView | undefined, hintsFresh: boolean, inFlight: number, waiting: number): number | undefined {
+    if (!this.trusted || !quota || !hintsFresh) return undefined;
+    // Past its reset the quota is whole again until an answer says otherwise, and who spent the last period says
+    // nothing about the next one.
+    const passed = quota.resetAt <= now;
+    let resetAt = quota.resetAt;
+    while (resetAt <= now) resetAt += this.periodMs;
+    const left = passed ? quota.limit - inFlight : quota.remaining - (this.shared ? 1 : 0);
+    // What a quarter of the quota holds is not paced: no limit is near, and four processes that all see so still fit.
+    if (waiting <= left / 4) return now;
+    if (left < 0) return resetAt;
+    const from = this.lastSentAt ?? now;
+    if (passed && from < resetAt - this.periodMs) return now;
+    return from + (resetAt - from) / (left + 1);
+  }
+}
