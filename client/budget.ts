@@ -237,11 +237,7 @@ export class RequestBudget {
     // A quota the hints report is what the API says it will take now: the slow start's window, a guess made for want
     // of one, does not hold it back.
     if (this.quota && this.pacer.slowStart) return at;
-    // Hints that follow what is sent pace by the quota itself (client/spread.ts), but not a fixed window's, nor a share
-    // (which the learned rate holds).
-    const spreads = this.share === 1 && !this.reset.fixedWindow;
-    const paced = spreads ? this.spread.nextAt(at, this.quota, this.hintsFresh, this.inFlight, this.queue.length) : undefined;
-    if (paced !== undefined) return Math.max(at, paced);
+    if (this.spreads(this.quota)) return Math.max(at, this.spread.nextAt(at, this.quota, this.inFlight, this.queue.length));
     return Math.max(at, this.pacer.nextAt(at, this.inFlight));
   }
 
@@ -292,7 +288,8 @@ export class RequestBudget {
     const request: SentRequest = { seq: this.sent++, inFlight: this.inFlight };
     this.inFlight += 1;
     if (this.quota) this.quota.remaining -= 1;
-    this.pacer.take(now);
+    if (this.spreads(this.quota)) this.pacer.sentElsewhere(now);
+    else this.pacer.take(now);
     this.spread.sent(now);
     this.sentAt.push(now);
     while (this.sentAt.length > 0 && this.sentAt[0]! < now - 5000) this.sentAt.shift();
@@ -307,6 +304,14 @@ export class RequestBudget {
         this.poke();
       },
     });
+  }
+
+  /**
+   * Whether the quota itself paces (client/spread.ts) rather than the learned rate: with hints that follow what is sent,
+   * but not for a fixed window's quota, nor with a share (which the learned rate holds).
+   */
+  private spreads(quota: typeof this.quota): quota is NonNullable<typeof this.quota> {
+    return this.share === 1 && !this.reset.fixedWindow && this.spread.paces(quota, this.hintsFresh);
   }
 
   /** Takes in what one answer, to `request`, says about the key's limit. */

@@ -282,6 +282,16 @@ export class Pacer {
   }
 
   /**
+   * A request went at `now` at another pace than this one's (the quota's, client/spread.ts): nothing is charged for it.
+   * When this rate paces again, it is as after a lull: charged for what the quota's pace sent faster, it owed seconds
+   * (budget.test.ts, "owing it nothing").
+   */
+  sentElsewhere(now: number): void {
+    this.startedAt ??= now;
+    this.refill(now);
+  }
+
+  /**
    * A 429 at `now`. `acceptedPerSecond` is what the API accepted from this process just before (undefined when too
    * little time passed to tell: the rate in force is cut then); `resumeAt` is when sending may start again (its
    * Retry-After). The 429s of requests already in flight when the pause began are one

@@ -59,12 +59,18 @@ export class QuotaSpread {
   }
 
   /**
-   * When the next request may go at the quota's pace, with `inFlight` of this process's requests unanswered and
-   * `waiting` held (the next among them), or undefined when the pace does not apply (the learned rate does): before the
-   * hints were seen to follow what is sent, after a `429`, or without a quota whose hints are fresh.
+   * Whether the quota's pace applies (otherwise the learned rate does): once the hints were seen to follow what is sent,
+   * and not after a `429` until they are again, with a quota whose hints are fresh.
    */
-  nextAt(now: number, quota: QuotaView | undefined, hintsFresh: boolean, inFlight: number, waiting: number): number | undefined {
-    if (!this.trusted || !quota || !hintsFresh) return undefined;
+  paces(quota: QuotaView | undefined, hintsFresh: boolean): quota is QuotaView {
+    return this.trusted && quota !== undefined && hintsFresh;
+  }
+
+  /**
+   * When the next request may go at the quota's pace, with `inFlight` of this process's requests unanswered and
+   * `waiting` held (the next among them).
+   */
+  nextAt(now: number, quota: QuotaView, inFlight: number, waiting: number): number {
     // Past its reset the quota is whole again until an answer says otherwise, and who spent the last period says
     // nothing about the next one.
     const passed = quota.resetAt <= now;

@@ -304,6 +304,49 @@ describe("request budget", () => {
     expect(Math.abs(stacks[0]!.lastAt - stacks[1]!.lastAt)).toBeLessThanOrEqual(2000);
   });
 
+  it("after spending a hinted quota evenly, goes on at the learned rate from a 429, owing it nothing the spread sent", async () => {
+    const h = harness();
+    const hinted = (remaining: number) => ({ "ratelimit-limit": "10", "ratelimit-remaining": String(remaining), "ratelimit-reset": "1" });
+    const granted = async (name: string) => {
+      const asked = h.ask(name);
+      while (!h.granted.some((g) => g.name === name)) await h.clock.advance(10);
+      return asked;
+    };
+    await warmUp(h, hinted(0));
+    // A 429 without hints, from nothing accepted: the learned rate is cut to its least, a request a second.
+    h.answer(await granted("refused"), 429, {}, 1000);
+    // Then answers that find the quota spent and refilling a little at a time (a token bucket's): the quota paces.
+    for (const remaining of [0, 1, 2]) h.answer(await granted(`spent${remaining}`), 200, hinted(remaining));
+    h.granted.length = 0;
+    // 8 s at the quota's pace (five left of a quota whole again within the second: about 6 a second), answered at once.
+    for (let i = 0; i < 200; i++) void h.ask(`r${i}`);
+    const answered = new Set<Permit>();
+    const answerAll = (headers: Record<string, string>, status = 200) => {
+      for (const g of h.granted.filter((x) => !answered.has(x.permit))) {
+        answered.add(g.permit);
+        h.answer(g.permit, status, headers, status === 429 ? 1000 : undefined);
+      }
+    };
+    for (let t = 0; t < 8000; t += 10) {
+      await h.clock.advance(10);
+      answerAll(hinted(5));
+    }
+    const paced = h.granted.length;
+    await h.clock.advance(10);
+    answerAll(hinted(0), 429);
+    const refusedAt = h.clock.now();
+    for (let t = 0; t < 5000; t += 10) {
+      await h.clock.advance(10);
+      answerAll({});
+    }
+    // The spread sent about 6 a second while the learned rate was 1 or 2: charged to it as well, those left it seconds
+    // in debt (the next request went 4.1 s after the pause ended), and more the longer the quota paced.
+    expect(paced).toBeGreaterThan(30);
+    const next = h.granted.slice(paced).find((g) => g.at >= refusedAt + 1000);
+    expect(next).toBeDefined();
+    expect(next!.at).toBeLessThanOrEqual(refusedAt + 1000 + 1500);
+  });
+
   it("with a share of the key (maxRateShare), spends only that part of the quota the hints report, and of their rate", async () => {
     const h = harness();
     h.budget.limitShare(0.5);

@@ -11,62 +11,64 @@ function trustedSpread() {
 }
 
 describe("quota spread", () => {
-  it("does not pace until an answer other than a 429 has found the quota spent", () => {
+  it("does not pace until an answer other than a 429 has found the quota spent, nor after a 429 until one has again", () => {
     const spread = new QuotaSpread();
     const quota = { limit: 10, remaining: 8, resetAt: 1000 };
     spread.answered(200, { remaining: 8, resetMs: 1000 }, 0);
-    expect(spread.nextAt(0, quota, true, 0, 50)).toBeUndefined();
-    spread.answered(429, spent, 0);
-    expect(spread.nextAt(0, quota, true, 0, 50)).toBeUndefined();
+    expect(spread.paces(quota, true)).toBe(false);
     spread.answered(200, spent, 0);
-    expect(spread.nextAt(0, quota, true, 0, 50)).toBeDefined();
+    expect(spread.paces(quota, true)).toBe(true);
+    spread.answered(429, spent, 0);
+    expect(spread.paces(quota, true)).toBe(false);
+    spread.answered(200, { remaining: 5, resetMs: 1000 }, 0);
+    expect(spread.paces(quota, true)).toBe(false);
+    spread.answered(200, spent, 0);
+    expect(spread.paces(quota, true)).toBe(true);
     // Nor without fresh hints, nor without a quota.
-    expect(spread.nextAt(0, quota, false, 0, 50)).toBeUndefined();
-    expect(spread.nextAt(0, undefined, true, 0, 50)).toBeUndefined();
+    expect(spread.paces(quota, false)).toBe(false);
+    expect(spread.paces(undefined, true)).toBe(false);
   });
 
   it("spends what is left evenly until the reset", () => {
     const spread = trustedSpread();
     spread.sent(0);
     // Nine left after the one sent at 0, over the second to the reset: one every 100 ms.
-    expect(spread.nextAt(0, { limit: 10, remaining: 9, resetAt: 1000 }, true, 1, 50)).toBe(100);
+    expect(spread.nextAt(0, { limit: 10, remaining: 9, resetAt: 1000 }, 1, 50)).toBe(100);
     spread.sent(100);
-    expect(spread.nextAt(100, { limit: 10, remaining: 8, resetAt: 1000 }, true, 1, 50)).toBe(200);
+    expect(spread.nextAt(100, { limit: 10, remaining: 8, resetAt: 1000 }, 1, 50)).toBe(200);
     // A neighbour spent four more meanwhile: what is left is spread the thinner.
     spread.sent(200);
-    expect(spread.nextAt(200, { limit: 10, remaining: 3, resetAt: 1000 }, true, 1, 50)).toBe(400);
+    expect(spread.nextAt(200, { limit: 10, remaining: 3, resetAt: 1000 }, 1, 50)).toBe(400);
   });
 
-  it("stops after the rest is spent and a 429 ends the pacing until the quota is seen spent again", () => {
+  it("waits for the reset once the rest is spent", () => {
     const spread = trustedSpread();
     spread.sent(900);
-    expect(spread.nextAt(900, { limit: 10, remaining: 0, resetAt: 1000 }, true, 1, 50)).toBe(1000);
-    spread.answered(429, spent, 0);
-    expect(spread.nextAt(900, { limit: 10, remaining: 0, resetAt: 1000 }, true, 1, 50)).toBeUndefined();
+    expect(spread.nextAt(900, { limit: 10, remaining: 0, resetAt: 1000 }, 1, 50)).toBe(1000);
   });
 
   it("leaves the last request of a window others spend too to them", () => {
     const spread = trustedSpread();
     spread.answered(200, { remaining: 1, resetMs: 1000 }, 3);
     spread.sent(500);
-    expect(spread.nextAt(500, { limit: 10, remaining: 1, resetAt: 1000 }, true, 0, 50)).toBe(1000);
+    expect(spread.nextAt(500, { limit: 10, remaining: 1, resetAt: 1000 }, 0, 50)).toBe(1000);
     spread.answered(200, { remaining: 1, resetMs: 1000 }, 0);
-    expect(spread.nextAt(500, { limit: 10, remaining: 1, resetAt: 1000 }, true, 0, 50)).toBe(750);
+    expect(spread.nextAt(500, { limit: 10, remaining: 1, resetAt: 1000 }, 0, 50)).toBe(750);
   });
 
   it("past the reset, sends one at once and spreads the whole quota over the period that follows", () => {
     const spread = trustedSpread();
     spread.sent(900);
     // The reset at 1000 passed: the quota is whole again, its next period ends at 2000.
-    expect(spread.nextAt(1000, { limit: 10, remaining: 0, resetAt: 1000 }, true, 0, 50)).toBe(1000);
+    expect(spread.nextAt(1000, { limit: 10, remaining: 0, resetAt: 1000 }, 0, 50)).toBe(1000);
     spread.sent(1000);
-    expect(spread.nextAt(1000, { limit: 10, remaining: 9, resetAt: 1000 }, true, 1, 50)).toBe(1100);
+    expect(spread.nextAt(1000, { limit: 10, remaining: 9, resetAt: 1000 }, 1, 50)).toBe(1100);
   });
 
   it("does not pace what a quarter of the quota left holds: no limit is near", () => {
     const spread = trustedSpread();
     spread.sent(0);
-    expect(spread.nextAt(0, { limit: 20, remaining: 16, resetAt: 1000 }, true, 1, 4)).toBe(0);
-    expect(spread.nextAt(0, { limit: 20, remaining: 16, resetAt: 1000 }, true, 1, 5)).toBeGreaterThan(0);
+    expect(spread.nextAt(0, { limit: 20, remaining: 16, resetAt: 1000 }, 1, 4)).toBe(0);
+    expect(spread.nextAt(0, { limit: 20, remaining: 16, resetAt: 1000 }, 1, 5)).toBeGreaterThan(0);
   });
 });
