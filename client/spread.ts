@@ -74,8 +74,7 @@ export class QuotaSpread {
     // Past its reset the quota is whole again until an answer says otherwise, and who spent the last period says
     // nothing about the next one.
     const passed = quota.resetAt <= now;
-    let resetAt = quota.resetAt;
-    while (resetAt <= now) resetAt += this.periodMs;
+    const resetAt = passed ? quota.resetAt + (Math.floor((now - quota.resetAt) / this.periodMs) + 1) * this.periodMs : quota.resetAt;
     const left = passed ? quota.limit - inFlight : quota.remaining - (this.shared ? 1 : 0);
     // What a quarter of the quota holds is not paced: no limit is near, and four processes that all see so still fit.
     if (waiting <= left / 4) return now;

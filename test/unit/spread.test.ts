@@ -63,6 +63,10 @@ describe("quota spread", () => {
     expect(spread.nextAt(1000, { limit: 10, remaining: 0, resetAt: 1000 }, 0, 50)).toBe(1000);
     spread.sent(1000);
     expect(spread.nextAt(1000, { limit: 10, remaining: 9, resetAt: 1000 }, 1, 50)).toBe(1100);
+    // Long after it, the period that follows is the one now is in.
+    expect(spread.nextAt(4500, { limit: 10, remaining: 0, resetAt: 1000 }, 0, 50)).toBe(4500);
+    spread.sent(4500);
+    expect(spread.nextAt(4500, { limit: 10, remaining: 9, resetAt: 1000 }, 1, 50)).toBe(4550);
   });
 
   it("does not pace what a quarter of the quota left holds: no limit is near", () => {
