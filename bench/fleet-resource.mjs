@@ -108,7 +108,7 @@ export async function fleetResourceFigures(
   const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
   const kb = (bytes) => `${Math.round(bytes / 1024)} kB`;
   try {
-    for (const spec of cases.split(",")) {
+    for (const spec of cases.split(",").filter(Boolean)) {
       const [n, r, t] = spec.split(":").slice(0, 3).map(Number);
       const withOrders = spec.endsWith(":orders");
       const tMs = t * 1000;
