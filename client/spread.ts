@@ -76,7 +76,7 @@ export class QuotaSpread {
     const passed = quota.resetAt <= now;
     const resetAt = passed ? quota.resetAt + (Math.floor((now - quota.resetAt) / this.periodMs) + 1) * this.periodMs : quota.resetAt;
     const left = passed ? quota.limit - inFlight : quota.remaining - (this.shared ? 1 : 0);
-    // What a quarter of the quota holds is not paced: no limit is near, and four processes that all see so still fit.
+    // What a quarter of what is left holds is not paced: no limit is near, and four processes that see so still fit.
     if (waiting <= left / 4) return now;
     if (left < 0) return resetAt;
     const from = this.lastSentAt ?? now;
