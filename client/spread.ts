@@ -34,15 +34,13 @@ export class QuotaSpread {
   private trusted = false;
   /** Whether the last answer showed others spending the window. */
   private shared = false;
-  /** How long a quota lasts once whole: the longest `RateLimit-Reset` seen, so that a passed reset has a next one. */
-  private periodMs = 1000;
   private lastSentAt: number | undefined;
 
   /**
    * One answer: its status, its hints (undefined without), and how many requests of others its window showed
    * (client/crowding.ts).
    */
-  answered(status: number, hints: { remaining: number; resetMs: number } | undefined, others: number): void {
+  answered(status: number, hints: { remaining: number } | undefined, others: number): void {
     if (status === 429) {
       this.trusted = false;
       return;
@@ -50,7 +48,6 @@ export class QuotaSpread {
     if (!hints) return;
     if (hints.remaining <= 1) this.trusted = true;
     this.shared = others > 0;
-    this.periodMs = Math.max(this.periodMs, hints.resetMs);
   }
 
   /** A request went at `now`. */
@@ -71,16 +68,16 @@ export class QuotaSpread {
    * `waiting` held (the next among them).
    */
   nextAt(now: number, quota: QuotaView, inFlight: number, waiting: number): number {
-    // Past its reset the quota is whole again until an answer says otherwise, and who spent the last period says
-    // nothing about the next one.
-    const passed = quota.resetAt <= now;
-    const resetAt = passed ? quota.resetAt + (Math.floor((now - quota.resetAt) / this.periodMs) + 1) * this.periodMs : quota.resetAt;
-    const left = passed ? quota.limit - inFlight : quota.remaining - (this.shared ? 1 : 0);
+    // Past its reset the quota was whole at that instant, and what others have spent of it since is not known until an
+    // answer says: the next answer, with requests in flight, or else the one request that goes. Taken as whole, each
+    // process on the key sent a quarter of it at once into a window others had begun (see docs/contributing/benchmarks.md,
+    // "After the reset").
+    if (quota.resetAt <= now) return inFlight > 0 ? Number.POSITIVE_INFINITY : now;
+    const left = quota.remaining - (this.shared ? 1 : 0);
     // What a quarter of what is left holds is not paced: no limit is near, and four processes that see so still fit.
     if (waiting <= left / 4) return now;
-    if (left < 0) return resetAt;
+    if (left < 0) return quota.resetAt;
     const from = this.lastSentAt ?? now;
-    if (passed && from < resetAt - this.periodMs) return now;
-    return from + (resetAt - from) / (left + 1);
+    return from + (quota.resetAt - from) / (left + 1);
   }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { QuotaSpread } from "../../client/spread";
 
-const spent = { remaining: 0, resetMs: 1000 };
+const spent = { remaining: 0 };
 
 /** A spread that has seen an answer find the quota spent, so its hints are known to follow what is sent. */
 function trustedSpread() {
@@ -14,13 +14,13 @@ describe("quota spread", () => {
   it("does not pace until an answer other than a 429 has found the quota spent, nor after a 429 until one has again", () => {
     const spread = new QuotaSpread();
     const quota = { limit: 10, remaining: 8, resetAt: 1000 };
-    spread.answered(200, { remaining: 8, resetMs: 1000 }, 0);
+    spread.answered(200, { remaining: 8 }, 0);
     expect(spread.paces(quota, true)).toBe(false);
     spread.answered(200, spent, 0);
     expect(spread.paces(quota, true)).toBe(true);
     spread.answered(429, spent, 0);
     expect(spread.paces(quota, true)).toBe(false);
-    spread.answered(200, { remaining: 5, resetMs: 1000 }, 0);
+    spread.answered(200, { remaining: 5 }, 0);
     expect(spread.paces(quota, true)).toBe(false);
     spread.answered(200, spent, 0);
     expect(spread.paces(quota, true)).toBe(true);
@@ -49,24 +49,26 @@ describe("quota spread", () => {
 
   it("leaves the last request of a window others spend too to them", () => {
     const spread = trustedSpread();
-    spread.answered(200, { remaining: 1, resetMs: 1000 }, 3);
+    spread.answered(200, { remaining: 1 }, 3);
     spread.sent(500);
     expect(spread.nextAt(500, { limit: 10, remaining: 1, resetAt: 1000 }, 0, 50)).toBe(1000);
-    spread.answered(200, { remaining: 1, resetMs: 1000 }, 0);
+    spread.answered(200, { remaining: 1 }, 0);
     expect(spread.nextAt(500, { limit: 10, remaining: 1, resetAt: 1000 }, 0, 50)).toBe(750);
   });
 
-  it("past the reset, sends one at once and spreads the whole quota over the period that follows", () => {
+  it("past the reset, sends one request and waits for what its answer finds before the rest", () => {
     const spread = trustedSpread();
     spread.sent(900);
-    // The reset at 1000 passed: the quota is whole again, its next period ends at 2000.
+    // The reset at 1000 passed: the quota was whole then, but others may have spent it since.
     expect(spread.nextAt(1000, { limit: 10, remaining: 0, resetAt: 1000 }, 0, 50)).toBe(1000);
     spread.sent(1000);
-    expect(spread.nextAt(1000, { limit: 10, remaining: 9, resetAt: 1000 }, 1, 50)).toBe(1100);
-    // Long after it, the period that follows is the one now is in.
-    expect(spread.nextAt(4500, { limit: 10, remaining: 0, resetAt: 1000 }, 0, 50)).toBe(4500);
-    spread.sent(4500);
-    expect(spread.nextAt(4500, { limit: 10, remaining: 9, resetAt: 1000 }, 1, 50)).toBe(4550);
+    expect(spread.nextAt(1000, { limit: 10, remaining: 9, resetAt: 1000 }, 1, 50)).toBe(Number.POSITIVE_INFINITY);
+    // Its answer found a neighbour had spent one: eight left over the second to the next reset.
+    expect(spread.nextAt(1010, { limit: 10, remaining: 8, resetAt: 2000 }, 0, 50)).toBeCloseTo(1000 + 1000 / 9);
+    // With requests sent before the reset still in flight, the first of their answers says.
+    expect(spread.nextAt(2100, { limit: 10, remaining: 3, resetAt: 2000 }, 2, 50)).toBe(Number.POSITIVE_INFINITY);
+    // Long after it, one goes at once.
+    expect(spread.nextAt(4500, { limit: 10, remaining: 0, resetAt: 2000 }, 0, 50)).toBe(4500);
   });
 
   it("does not pace what a quarter of the quota left holds: no limit is near", () => {
