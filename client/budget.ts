@@ -320,6 +320,11 @@ export class RequestBudget {
     this.answered = true;
     const hints = readRateLimitHints(answer.headers, now);
     this.hintsFresh = hints !== undefined;
+    const refused = answer.status === 429;
+    // What others spent of the window this answer is in (client/crowding.ts), and whether the hints have shown that they
+    // follow what is sent (client/spread.ts), before the pacer takes the answer in: its room is for such hints only.
+    const others = hints && !refused ? this.crowding.observe(hints.remaining, request, this.sent, this.inFlight) : 0;
+    this.spread.answered(answer.status, hints, others);
     if (hints) {
       const resetAt = this.reset.observe(now, hints, this.inFlight);
       this.quota = { limit: hints.limit, remaining: hints.remaining - this.inFlight, resetAt };
@@ -327,26 +332,23 @@ export class RequestBudget {
       // from the hinted rate, not from what this process got accepted. The other order gave fewer 429s beside other
       // stacks but was slower where hints come with every answer, where the quota governs anyway
       // (docs/contributing/benchmarks.md, "Where the K-stack 429s come from").
-      this.pacer.hint(hints.limit, hints.remaining, hints.resetMs, answer.status === 429);
-      if (answer.status !== 429) this.pacer.room(now, hints.limit, this.quota.remaining);
+      this.pacer.hint(hints.limit, hints.remaining, hints.resetMs, refused);
+      if (!refused && this.spread.hintsFollowSent) this.pacer.room(now, hints.limit, this.quota.remaining);
     }
-    if (answer.status === 429 || (answer.status === 503 && answer.retryAfterMs !== undefined)) {
+    if (refused || (answer.status === 503 && answer.retryAfterMs !== undefined)) {
       this.pausedUntil = Math.max(this.pausedUntil, now + (answer.retryAfterMs ?? this.options.pauseWithoutRetryAfterMs));
     }
     while (this.acceptedAt.length > 0 && this.acceptedAt[0]! < now - ACCEPTED_WINDOW_MS) this.acceptedAt.shift();
-    if (answer.status === 429) {
+    if (refused) {
       this.throttledSinceSummary += 1;
       const perSecond = this.acceptedPerSecond(now);
       this.resumedAt = this.pausedUntil;
       this.pacer.throttled(now, perSecond, this.pausedUntil);
-      this.spread.answered(answer.status, hints, 0);
     } else {
       this.acceptedAt.push(now);
       this.pacer.answered();
       // A quota this answer found spent, with others seen spending it in the same window: every process on the key
       // that sees so yields, as on a 429, before the next of them is refused.
-      const others = hints ? this.crowding.observe(hints.remaining, request, this.sent, this.inFlight) : 0;
-      this.spread.answered(answer.status, hints, others);
       if (hints && hints.remaining <= 1 && others > 0) this.pacer.crowded(now, hints.limit, this.acceptedPerSecond(now));
     }
   }

@@ -176,11 +176,6 @@ export class Pacer {
   /** When a quota found spent with others last cut the rate (see crowded). */
   private crowdedAt = Number.NEGATIVE_INFINITY;
   private quotaSeen: { at: number; low: boolean }[] = [];
-  /**
-   * Whether an answer other than a 429 showed the quota spent: only then is its `RateLimit-Remaining` known to follow
-   * what is sent (an API whose hints on its successes never change shows room that is not there).
-   */
-  private spentSeen = false;
 
   constructor(now: number, options: PacerOptions = {}) {
     const d = DEFAULT_PACER_OPTIONS;
@@ -343,7 +338,6 @@ export class Pacer {
   hint(limit: number, remaining: number, resetMs: number, refused: boolean): void {
     // Only a spent quota (or a refusal) says how fast it refills; a full one says nothing about the rate.
     if (!refused && remaining > 1) return;
-    if (!refused) this.spentSeen = true;
     this.hinted = limit / Math.max(1, resetMs / 1000);
   }
 
@@ -353,12 +347,12 @@ export class Pacer {
    * the key has room that nobody uses, as when a neighbour finished: a rate cut earlier doubles, once a period, up to
    * half of what the hints allow, instead of probing for that room over tens of seconds; the probe takes it on from
    * there. Beside a neighbour that spends the key, some answer of those periods finds it nearly spent; and two
-   * processes that find room at once cannot double past the key's rate together. Only once an answer other than a
-   * `429` was seen to spend the quota.
+   * processes that find room at once cannot double past the key's rate together. For hints that follow what is sent
+   * only: the budget asks client/spread.ts (hints on successes that never change show room that is not there).
    */
   room(now: number, limit: number, remaining: number): void {
     // Without a cut there is nothing to raise, and the next cut forgets what was seen before it: nothing is kept.
-    if (this.hinted === undefined || !this.spentSeen || !this.cut) return;
+    if (this.hinted === undefined || !this.cut) return;
     const period = (limit / this.hinted) * 1000;
     this.quotaSeen.push({ at: now, low: remaining < limit / 2 });
     while (this.quotaSeen[0]!.at < now - ROOM_PERIODS * period) this.quotaSeen.shift();

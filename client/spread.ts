@@ -30,8 +30,14 @@ export interface QuotaView {
 
 /** The pace at which a hinted quota is spent; see the module's comment. */
 export class QuotaSpread {
-  /** Whether the hints were seen to follow what is sent (and no `429` came since). */
-  private trusted = false;
+  /**
+   * Whether an answer other than a `429` has found the quota spent: only then are its hints known to follow what is
+   * sent (an API whose hints on its successes never change, or say more than the key takes, shows room that is not
+   * there). The budget also asks this before the learned rate looks for room (client/pacer.ts).
+   */
+  private spentSeen = false;
+  /** Whether a `429` came since the quota was last found spent: the hints did not hold, and the learned rate paces. */
+  private refusedSince = false;
   /** Whether the last answer showed others spending the window. */
   private shared = false;
   private lastSentAt: number | undefined;
@@ -42,12 +48,20 @@ export class QuotaSpread {
    */
   answered(status: number, hints: { remaining: number } | undefined, others: number): void {
     if (status === 429) {
-      this.trusted = false;
+      this.refusedSince = true;
       return;
     }
     if (!hints) return;
-    if (hints.remaining <= 1) this.trusted = true;
+    if (hints.remaining <= 1) {
+      this.spentSeen = true;
+      this.refusedSince = false;
+    }
     this.shared = others > 0;
+  }
+
+  /** Whether the hints were seen to follow what is sent: an answer other than a `429` found the quota spent. */
+  get hintsFollowSent(): boolean {
+    return this.spentSeen;
   }
 
   /** A request went at `now`. */
@@ -60,7 +74,7 @@ export class QuotaSpread {
    * and not after a `429` until they are again, with a quota whose hints are fresh.
    */
   paces(quota: QuotaView | undefined, hintsFresh: boolean): quota is QuotaView {
-    return this.trusted && quota !== undefined && hintsFresh;
+    return this.spentSeen && !this.refusedSince && quota !== undefined && hintsFresh;
   }
 
   /**
