@@ -21,6 +21,13 @@
  * the learned rate and its marks take 1.33x to 1.47x).
  */
 
+/**
+ * Past a quota's reset, how long the next request waits for an answer to one in flight before it goes anyway (ms): long
+ * enough for an API that answers within a round trip or two, short enough that a request the API is slow to answer
+ * (a purchase can take seconds) does not hold the others back.
+ */
+const ANSWER_WAIT_MS = 250;
+
 /** What the budget knows of the quota: its limit, what is left less this process's requests in flight, its reset. */
 export interface QuotaView {
   limit: number;
@@ -85,8 +92,12 @@ export class QuotaSpread {
     // Past its reset the quota was whole at that instant, and what others have spent of it since is not known until an
     // answer says: the next answer, with requests in flight, or else the one request that goes. Taken as whole, each
     // process on the key sent a quarter of it at once into a window others had begun (see docs/contributing/benchmarks.md,
-    // "After the reset").
-    if (quota.resetAt <= now) return inFlight > 0 ? Number.POSITIVE_INFINITY : now;
+    // "After the reset"). An answer that is slow to come holds nothing back for long: one request goes every
+    // ANSWER_WAIT_MS meanwhile.
+    if (quota.resetAt <= now) {
+      const until = Math.max(quota.resetAt, this.lastSentAt ?? quota.resetAt) + ANSWER_WAIT_MS;
+      return inFlight > 0 && now < until ? until : now;
+    }
     const left = quota.remaining - (this.shared ? 1 : 0);
     // What a quarter of what is left holds is not paced: no limit is near, and four processes that see so still fit.
     if (waiting <= left / 4) return now;

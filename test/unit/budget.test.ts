@@ -237,17 +237,17 @@ describe("request budget", () => {
     expect(h.names()).toHaveLength(5);
     // Answers that spent the quota showed that the hints follow what is sent, so the quota paces: past its reset, what
     // others spent of it since is not known, and one request goes before the rest, which wait for its answer.
-    await h.clock.advance(501);
+    await h.clock.advance(101);
     expect(h.granted.slice(5).map((g) => [g.name, g.at])).toEqual([["f", 2000]]);
-    // Its answer finds a neighbour spent three since: the last one left goes halfway to the next reset, and h waits for
-    // that reset and for g's answer.
+    // Its answer, at 2100, finds a neighbour spent three since: the last one left goes halfway to the next reset, at
+    // 3100, and h waits for that reset and then for g's answer (250 ms at most).
     h.answer(h.granted[5]!.permit, 200, { "ratelimit-limit": "5", "ratelimit-remaining": "1", "ratelimit-reset": "1" });
-    await h.clock.advance(1500);
-    expect(h.granted.slice(5).map((g) => [g.name, g.at])).toEqual([["f", 2000], ["g", 2750]]);
+    await h.clock.advance(1100);
+    expect(h.granted.slice(5).map((g) => [g.name, g.at])).toEqual([["f", 2000], ["g", 2550]]);
     h.answer(h.granted[6]!.permit, 200, { "ratelimit-limit": "5", "ratelimit-remaining": "4", "ratelimit-reset": "1" });
     await h.clock.advance(0);
     await Promise.all(asked);
-    expect(h.granted.slice(7).map((g) => [g.name, g.at])).toEqual([["h", 4000]]);
+    expect(h.granted.slice(7).map((g) => [g.name, g.at])).toEqual([["h", 3200]]);
   });
 
   it("against fixed one-second windows that hint on every answer, waits for each window's reset, not for a second after it", async () => {

@@ -56,17 +56,22 @@ describe("quota spread", () => {
     expect(spread.nextAt(500, { limit: 10, remaining: 1, resetAt: 1000 }, 0, 50)).toBe(750);
   });
 
-  it("past the reset, sends one request and waits for what its answer finds before the rest", () => {
+  it("past the reset, sends one request and waits for what its answer finds before the rest, but not long", () => {
     const spread = trustedSpread();
     spread.sent(900);
     // The reset at 1000 passed: the quota was whole then, but others may have spent it since.
     expect(spread.nextAt(1000, { limit: 10, remaining: 0, resetAt: 1000 }, 0, 50)).toBe(1000);
     spread.sent(1000);
-    expect(spread.nextAt(1000, { limit: 10, remaining: 9, resetAt: 1000 }, 1, 50)).toBe(Number.POSITIVE_INFINITY);
+    expect(spread.nextAt(1000, { limit: 10, remaining: 9, resetAt: 1000 }, 1, 50)).toBe(1250);
     // Its answer found a neighbour had spent one: eight left over the second to the next reset.
     expect(spread.nextAt(1010, { limit: 10, remaining: 8, resetAt: 2000 }, 0, 50)).toBeCloseTo(1000 + 1000 / 9);
-    // With requests sent before the reset still in flight, the first of their answers says.
-    expect(spread.nextAt(2100, { limit: 10, remaining: 3, resetAt: 2000 }, 2, 50)).toBe(Number.POSITIVE_INFINITY);
+    // With requests sent before the reset still in flight, the first of their answers says; one slow to come holds the
+    // next back 250 ms at most, and each one after it 250 ms after the last.
+    spread.sent(1500);
+    expect(spread.nextAt(2100, { limit: 10, remaining: 3, resetAt: 2000 }, 2, 50)).toBe(2250);
+    expect(spread.nextAt(2250, { limit: 10, remaining: 3, resetAt: 2000 }, 2, 50)).toBe(2250);
+    spread.sent(2250);
+    expect(spread.nextAt(2250, { limit: 10, remaining: 3, resetAt: 2000 }, 3, 50)).toBe(2500);
     // Long after it, one goes at once.
     expect(spread.nextAt(4500, { limit: 10, remaining: 0, resetAt: 2000 }, 0, 50)).toBe(4500);
   });
