@@ -28,9 +28,8 @@
  */
 const ANSWER_WAIT_MS = 250;
 
-/** What the budget knows of the quota: its limit, what is left less this process's requests in flight, its reset. */
+/** What the budget knows of the quota: what is left less this process's requests in flight, and its reset. */
 export interface QuotaView {
-  limit: number;
   remaining: number;
   resetAt: number;
 }
