@@ -12,9 +12,10 @@
  *   cubic recovery after it (quicker where the hints show the quota mostly unspent), and never above the rate the
  *   hints imply. So the budget holds whether the API sends hints with every answer, only with its `429`s, or never,
  *   and several processes on one key converge.
- * - In place of that rate, while hints on every answer follow what is sent (and the quota is not a fixed window's):
- *   the quota's own pace, what is left spent evenly until its reset (client/spread.ts), so that the processes on one
- *   key share it evenly and one alone has all of it.
+ * - In place of that rate, while hints on every answer follow what is sent (and the quota is not a fixed window's),
+ *   and before any rate is learned for what waits beyond what the quota holds: the quota's own pace, what is left
+ *   spent evenly until its reset (client/spread.ts), so that the processes on one key share it evenly and one alone
+ *   has all of it.
  *
  * Who goes first: waiting requests are served by priority, then in the order they asked (so polls take turns):
  * `urgent` (purchases, and every call a user waits on directly), then `due` (a poll at an order's
