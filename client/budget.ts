@@ -12,10 +12,9 @@
  *   cubic recovery after it (quicker where the hints show the quota mostly unspent), and never above the rate the
  *   hints imply. So the budget holds whether the API sends hints with every answer, only with its `429`s, or never,
  *   and several processes on one key converge.
- * - In place of that rate, while hints on every answer follow what is sent (and the quota is not a fixed window's),
- *   and before any rate is learned for what waits beyond what the quota holds: the quota's own pace, what is left
- *   spent evenly until its reset (client/spread.ts), so that the processes on one key share it evenly and one alone
- *   has all of it.
+ * - In place of that rate, while hints on every answer follow what is sent (and the quota is not a fixed window's), and
+ *   before any rate is learned when more waits than the quota holds: the quota's own pace, what is left spent evenly
+ *   until its reset (client/spread.ts), so that the processes on one key share it evenly and one alone has all of it.
  *
  * Who goes first: waiting requests are served by priority, then in the order they asked (so polls take turns):
  * `urgent` (purchases, and every call a user waits on directly), then `due` (a poll at an order's
@@ -236,14 +235,13 @@ export class RequestBudget {
     }
     if (this.quota && spent()) at = Math.max(at, this.quota.resetAt > now ? this.quota.resetAt : now + 1000);
     // A quota the hints report is what the API says it will take now: the slow start's window, a guess made for want
-    // of one, does not hold it back. What waits beyond what it holds is spread over the time to its reset, as a quota
-    // seen spent is (client/spread.ts): sent as fast as the quota allowed, a stack that started late spent at once the
-    // rest of a window the others counted on (docs/contributing/benchmarks.md, "The slow start on a hinted quota").
-    if (this.quota && this.pacer.slowStart) {
-      const fits = this.share < 1 || this.queue.length <= this.quota.remaining;
-      return fits ? at : Math.max(at, this.spread.nextAt(at, this.quota, this.inFlight, this.queue.length));
+    // of one, does not hold it back. When more waits than it holds, the quota paces as one seen spent does
+    // (client/spread.ts): sent as fast as the quota allowed, a stack that started late spent at once the rest of a
+    // window the others counted on (docs/contributing/benchmarks.md, "The slow start on a hinted quota").
+    if (this.quota && this.pacer.slowStart && (this.share < 1 || this.queue.length <= this.quota.remaining)) return at;
+    if (this.quota && (this.pacer.slowStart || this.spreads(this.quota))) {
+      return Math.max(at, this.spread.nextAt(at, this.quota, this.inFlight, this.queue.length));
     }
-    if (this.spreads(this.quota)) return Math.max(at, this.spread.nextAt(at, this.quota, this.inFlight, this.queue.length));
     return Math.max(at, this.pacer.nextAt(at, this.inFlight));
   }
 

@@ -20,9 +20,9 @@
  * spent or left part of one unused (two untold stacks took 1.33x to 1.97x of their floor in bench/stacks-sim.mjs, where
  * the learned rate and its marks take 1.33x to 1.47x).
  *
- * Before any rate is learned (the pacer's slow start), the budget also paces by it whatever waits beyond what the
- * quota holds, on any quota: the other choice then is to send it as fast as the quota allows, which is what a stack
- * that starts late must not do to the window its neighbours counted on (client/budget.ts).
+ * Before any rate is learned (the pacer's slow start), the budget also paces by it when more waits than the quota
+ * holds, on any quota: the other choice then is to send as fast as the quota allows, which is what a stack that starts
+ * late must not do to the window its neighbours counted on (client/budget.ts).
  */
 
 /**
