@@ -256,6 +256,19 @@ describe("request budget", () => {
     expect(six).toEqual([143, 286, 429, 571, 714, 857]);
   });
 
+  it("with a share, before it has learned a rate, leaves the hinted quota to the share's reserve and not to the spread", async () => {
+    const h = harness();
+    h.budget.limitShare(0.5);
+    const first = await h.ask("first");
+    for (let i = 0; i < 20; i++) void h.ask(`r${i}`);
+    await h.clock.advance(0);
+    // Six of ten left: half of the key is the others', so one more may go, and it goes at once, as the share's reserve
+    // allows; the quota's pace (one every 143 ms) is for a process that holds the whole key.
+    h.answer(first, 200, { "ratelimit-limit": "10", "ratelimit-remaining": "6", "ratelimit-reset": "1" });
+    await h.clock.advance(999);
+    expect(h.granted.slice(1).map((g) => [g.name, g.at])).toEqual([["r0", 0]]);
+  });
+
   it("against fixed one-second windows that hint on every answer, waits for each window's reset, not for a second after it", async () => {
     const h = harness();
     const api = fixedWindows(10);
