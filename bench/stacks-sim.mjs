@@ -14,6 +14,7 @@
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { isMain } from "../scripts/lib/is-main.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(import.meta.url);
@@ -186,7 +187,7 @@ const DEFAULT_SIM_CASES =
   "2:100:10:20:latency=40:window=1:no-estimates,4:50:10:20:late=10:latency=40:window=1:no-estimates," +
   "1:100:20:20:on-429:share=50,1:100:20:20:on-429:share=50:latency=40:window=1:no-estimates";
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (isMain(import.meta.url)) {
   const seeds = (process.env.SIM_SEEDS ?? "1,7,13").split(",").map(Number);
   const pacing = JSON.parse(process.env.SIM_PACING ?? "{}");
   console.log("| case | last end / floor, per seed | answered 429 | of them at a stack's first contact | the application's answered 429 |");

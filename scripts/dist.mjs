@@ -30,6 +30,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { cacheRoot } from "./lib/cache-root.mjs";
+import { isMain } from "./lib/is-main.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const out = process.env.DIST_OUT ?? join(root, "build", "dist");
@@ -297,7 +298,7 @@ async function main() {
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+if (isMain(import.meta.url)) {
   main().catch((error) => {
     process.stderr.write(`dist: ${error.message}\n`);
     process.exit(1);

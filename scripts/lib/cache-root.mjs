@@ -4,9 +4,9 @@
 // the Node scripts and test helpers; run, it prints the folder, for the shell scripts.
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { isMain } from "./is-main.mjs";
 
 /** The cache folder: `$XDG_CACHE_HOME/pulumi-proxy`, or `~/.cache/pulumi-proxy`. */
 export const cacheRoot = join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "pulumi-proxy");
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) console.log(cacheRoot);
+if (isMain(import.meta.url)) console.log(cacheRoot);

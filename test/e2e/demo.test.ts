@@ -1,0 +1,84 @@
+/**
+ * The README's first command, `npm run demo` (the build, then scripts/demo.mjs), as a user meets it: the real Pulumi
+ * CLI against the sandbox, then the same command again, which is what a user does next. It runs in a folder of its
+ * own that links to this tree, so that a developer's own `.demo/` and `Pulumi.demo.yaml` are left alone; the leg has
+ * built `dist/` already.
+ */
+import { spawnSync } from "node:child_process";
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SANDBOX_API_KEY } from "../../sandbox";
+import { REPO_ROOT } from "../helpers/pulumi";
+
+interface DemoRun {
+  status: number | null;
+  out: string;
+}
+
+describe("npm run demo, as the README has it", () => {
+  let root: string;
+  const runs: DemoRun[] = [];
+
+  /** Runs scripts/demo.mjs with `root` as the repository (the links keep their own paths), no stdin, as CI does. */
+  function demo(): DemoRun {
+    const env: NodeJS.ProcessEnv = { ...process.env, CI: "true" };
+    delete env.PULUMI_CONFIG_PASSPHRASE;
+    const result = spawnSync(process.execPath, ["--preserve-symlinks", "--preserve-symlinks-main", join(root, "scripts", "demo.mjs")], {
+      cwd: root,
+      env,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+      timeout: 170_000,
+    });
+    return { status: result.status, out: `${result.stdout}${result.stderr}` };
+  }
+
+  /** The orders the demo's sandbox holds (it keeps them in .demo/sandbox-state.json between runs). */
+  function sandboxOrders(): Array<{ id: string; proxies: Array<{ password: string }> }> {
+    return JSON.parse(readFileSync(join(root, ".demo", "sandbox-state.json"), "utf8")).orders;
+  }
+
+  beforeAll(() => {
+    root = mkdtempSync(join(tmpdir(), "pulumi-proxy-demo-"));
+    for (const entry of ["dist", "examples", "node_modules", "scripts", "package.json"]) symlinkSync(join(REPO_ROOT, entry), join(root, entry));
+    copyFileSync(join(REPO_ROOT, "Pulumi.yaml"), join(root, "Pulumi.yaml"));
+  });
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it("buys one plan, shows its proxies and the usage, and finds no drift", () => {
+    const run = demo();
+    runs.push(run);
+    expect(run.status, run.out).toBe(0);
+    const orders = sandboxOrders();
+    expect(orders).toHaveLength(1);
+    expect(run.out).toContain(`== Order ${orders[0]!.id}: active since`);
+    expect(run.out).toMatch(/^IP +PORT +PROTOCOL +TYPE +COUNTRY +CITY +EXPIRES *$/m);
+    expect(run.out.match(/^198\.51\.100\.\d+ +\d+ +http /gm)).toHaveLength(5);
+    expect(run.out).toMatch(/^== Usage from /m);
+    expect(run.out).toContain("== No drift: the state matches the API.");
+  }, 180_000);
+
+  it("buys nothing more when run again, and still finds no drift", () => {
+    const run = demo();
+    runs.push(run);
+    expect(run.status, run.out).toBe(0);
+    expect(sandboxOrders()).toHaveLength(1);
+    expect(run.out).toContain("== No drift: the state matches the API.");
+  }, 180_000);
+
+  it("prints no secret, and keeps none in plain text in the stack's state", () => {
+    expect(runs).toHaveLength(2);
+    const passwords = sandboxOrders().flatMap((order) => order.proxies.map((proxy) => proxy.password));
+    expect(passwords).toHaveLength(5);
+    const stacks = join(root, ".demo", "backend", ".pulumi", "stacks", "pulumi-proxy-demo");
+    const states = readdirSync(stacks).filter((name) => name.endsWith(".json"));
+    expect(states).not.toEqual([]);
+    const texts = [...runs.map((run) => run.out), ...states.map((name) => readFileSync(join(stacks, name), "utf8"))];
+    for (const text of texts) {
+      expect(text).not.toContain(SANDBOX_API_KEY);
+      for (const password of passwords) expect(text).not.toContain(password);
+    }
+  });
+});
