@@ -15,6 +15,7 @@
  * - In place of that rate, while hints on every answer follow what is sent (and the quota is not a fixed window's), and
  *   before any rate is learned when more waits than the quota holds: the quota's own pace, what is left spent evenly
  *   until its reset (client/spread.ts), so that the processes on one key share it evenly and one alone has all of it.
+ *   Not with a share (limitShare), whose reserve and rate hold this process to its part instead.
  *
  * Who goes first: waiting requests are served by priority, then in the order they asked (so polls take turns):
  * `urgent` (purchases, and every call a user waits on directly), then `due` (a poll at an order's

@@ -21,8 +21,9 @@
  * the learned rate and its marks take 1.33x to 1.47x).
  *
  * Before any rate is learned (the pacer's slow start), the budget also paces by it when more waits than the quota
- * holds, on any quota: the other choice then is to send as fast as the quota allows, which is what a stack that starts
- * late must not do to the window its neighbours counted on (client/budget.ts).
+ * holds, on any quota (but not with a share, which holds back the others' part of it instead): the other choice then
+ * is to send as fast as the quota allows, which is what a stack that starts late must not do to the window its
+ * neighbours counted on (client/budget.ts).
  */
 
 /**
