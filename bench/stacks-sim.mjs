@@ -10,7 +10,7 @@
 // `:on-429`, `:never`, `:late=<s>`, `:latency=<ms>`, `:window=<s>`, `:no-estimates`, and `:share=<percent>` (each stack
 // capped at that share, beside an application sending the rest of the key's rate steadily, as BENCH_SHARE_CASES does;
 // with `:no-app`, the stacks alone, each given its share of the key); SIM_SEEDS (default 1,7,13) vary the latency's
-// jitter; SIM_PACING, a JSON object of PacerOptions, tries other pacer settings.
+// jitter; `:form=<form>` states the hints in another form (contract/rate-limit.ts).
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -20,6 +20,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(import.meta.url);
 const { RequestBudget } = require(join(root, "dist", "client", "budget.js"));
 const { RateLimiter } = require(join(root, "dist", "sandbox", "rate-limit.js"));
+const { rateLimitHeaders } = require(join(root, "dist", "contract", "rate-limit.js"));
 const { waitForOrder } = require(join(root, "dist", "provider", "wait.js"));
 const { ProvisioningTimes } = require(join(root, "dist", "provider", "provisioning.js"));
 
@@ -77,7 +78,7 @@ function waitLikeTheProvider(clock, times, started, readyAt, read) {
 }
 
 /** One case: K stacks of N orders on a key of R requests a second. */
-export async function simulateStacks({ k, n, r, t, hints = "always", lateMs = 0, latencyMs = 5, windowSeconds, estimates = true, share, app: withApp = true, seed = 1, pacing = {} }) {
+export async function simulateStacks({ k, n, r, t, hints = "always", form = "contract", lateMs = 0, latencyMs = 5, windowSeconds, estimates = true, share, app: withApp = true, seed = 1 }) {
   const clock = virtualClock();
   const limiter = new RateLimiter({ requestsPerSecond: r, burst: r, windowSeconds }, clock.now);
   let state = seed;
@@ -110,9 +111,8 @@ export async function simulateStacks({ k, n, r, t, hints = "always", lateMs = 0,
       calls += 1;
       await clock.sleep(trip / 2 + 1);
       const withHints = hints === "always" || (hints === "on-429" && !decision.allowed);
-      const headers = withHints
-        ? { "ratelimit-limit": String(decision.limit), "ratelimit-remaining": String(decision.remaining), "ratelimit-reset": String(decision.resetSeconds) }
-        : {};
+      // Forms with a Unix-time reset are read against the real time: the simulated one is stated on top of it.
+      const headers = withHints ? rateLimitHeaders(form, { ...decision.quota, resetAt: decision.quota.resetAt - clock.now() + Date.now() }, Date.now()) : {};
       if (decision.allowed) return permit.settle({ status: 200, headers });
       refusals.push({ stack, at: clock.now() });
       permit.settle({ status: 429, headers, retryAfterMs: decision.retryAfterSeconds * 1000 });
@@ -123,7 +123,7 @@ export async function simulateStacks({ k, n, r, t, hints = "always", lateMs = 0,
     // Real CLIs start their providers a few hundred milliseconds apart, not in the same instant.
     await clock.sleep((index === k - 1 ? lateMs : 0) + ENGINE_START_MS + random() * ENGINE_START_SPREAD_MS);
     starts[index] = clock.now();
-    const budget = new RequestBudget({ clock, pacing });
+    const budget = new RequestBudget({ clock });
     const times = new ProvisioningTimes();
     if (share !== undefined) budget.limitShare(share);
     await Promise.all(
@@ -157,6 +157,7 @@ export async function simulateStacks({ k, n, r, t, hints = "always", lateMs = 0,
   const firstContact = refusals.filter((x) => x.at - starts[x.stack] < 1000).length;
   return {
     ratio: Math.max(...ends) / floor,
+    ends,
     share: refusals.length / calls,
     refused: refusals.length,
     firstContact,
@@ -173,6 +174,7 @@ function parseCase(spec) {
   const hints = flags.includes("never") ? "never" : flags.includes("on-429") ? "on-429" : "always";
   return {
     k, n, r, t, hints,
+    form: value("form") ?? "contract",
     lateMs: Number(value("late") ?? 0) * 1000,
     latencyMs: Number(value("latency") ?? 5),
     windowSeconds: value("window") === undefined ? undefined : Number(value("window")),
@@ -189,12 +191,11 @@ const DEFAULT_SIM_CASES =
 
 if (isMain(import.meta.url)) {
   const seeds = (process.env.SIM_SEEDS ?? "1,7,13").split(",").map(Number);
-  const pacing = JSON.parse(process.env.SIM_PACING ?? "{}");
   console.log("| case | last end / floor, per seed | answered 429 | of them at a stack's first contact | the application's answered 429 |");
   console.log("|---|---|---|---|---|");
   for (const spec of (process.env.SIM_CASES ?? DEFAULT_SIM_CASES).split(",")) {
     const runs = [];
-    for (const seed of seeds) runs.push(await simulateStacks({ ...parseCase(spec), seed, pacing }));
+    for (const seed of seeds) runs.push(await simulateStacks({ ...parseCase(spec), seed }));
     const ratios = runs.map((x) => `${x.ratio.toFixed(2)}x`).join(", ");
     const shares = runs.map((x) => `${(x.share * 100).toFixed(1)}%`).join(", ");
     const contacts = runs.map((x) => `${x.firstContact} of ${x.refused}`).join(", ");

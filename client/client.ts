@@ -5,7 +5,7 @@ import { createHmac } from "node:crypto";
 import type { Order, ProxyPage, ProxyRecord, Usage } from "../contract/types";
 import { orderWire, proxyPageWire, readWire, toOrder, toProxyPage, toUsage, usageWire } from "../contract/wire";
 import { UnexpectedResponseError } from "./errors";
-import { parseRetryAfter } from "./retry-after";
+import { parseRetryAfter } from "../contract/rate-limit";
 import type { RequestBudget } from "./budget";
 import type { Clock } from "./clock";
 import { RequestSender, type ApiResponse, type CallOptions, type ClientOptions } from "./request";

@@ -17,7 +17,7 @@ import {
   type ServerProblem,
 } from "./errors";
 import { backoffDelay, isRetryable } from "./retry";
-import { parseRetryAfter } from "./retry-after";
+import { parseRetryAfter } from "../contract/rate-limit";
 import { jitter } from "./jitter";
 import type { CallTrace, CallTracer } from "./trace";
 import { USER_AGENT } from "./version";

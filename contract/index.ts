@@ -6,6 +6,7 @@
 export * from "./errors";
 export * from "./idempotency";
 export * from "./openapi";
+export * from "./rate-limit";
 export * from "./states";
 export type * from "./types";
 export * from "./wire";

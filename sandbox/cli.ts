@@ -3,6 +3,7 @@
  * `pulumi-proxy-sandbox` (and `npm run sandbox`): runs the local sandbox API until interrupted.
  */
 import { parseArgs } from "node:util";
+import { HINT_FORMS } from "../contract/rate-limit";
 import { SANDBOX_API_KEY } from "./sandbox";
 import { startSandbox } from "./server";
 
@@ -18,7 +19,9 @@ Options:
   --order-lifetime <s>     seconds an order stays active before it expires (default: its plan's, 30 days)
   --rate <n>               requests per second and key (a token bucket); 0 turns the limit off (default 10)
   --burst <n>              requests allowed at once after a quiet spell (default: the rate)
-  --rate-limit-hints <when>  RateLimit-* headers: always, on-429 (only with refusals) or never (default always)
+  --rate-limit-hints <when>  rate-limit hints: always, on-429 (only with refusals) or never (default always)
+  --hint-form <form>       the hints' headers: contract (RateLimit-Limit...), ietf-draft (RateLimit, RateLimit-Policy),
+                           x-ratelimit (GitHub's) or x-rate-limit (Okta's) (default contract)
   --window <s>             count the rate in fixed windows of this many seconds instead of a token bucket
   --latency <ms>           milliseconds each request and answer spend on the way, half each (default 0)
   --no-estimates           leave out estimated_ready_at and the polling Retry-After of pending orders
@@ -38,6 +41,7 @@ async function main(): Promise<void> {
       rate: { type: "string", default: "10" },
       burst: { type: "string" },
       "rate-limit-hints": { type: "string", default: "always" },
+      "hint-form": { type: "string", default: "contract" },
       window: { type: "string" },
       latency: { type: "string", default: "0" },
       "no-estimates": { type: "boolean", default: false },
@@ -63,6 +67,10 @@ async function main(): Promise<void> {
   if (hints !== "always" && hints !== "on-429" && hints !== "never") {
     throw new Error(`--rate-limit-hints must be always, on-429 or never (got "${hints}")`);
   }
+  const form = HINT_FORMS.find((f) => f === values["hint-form"]);
+  if (form === undefined) {
+    throw new Error(`--hint-form must be one of ${HINT_FORMS.join(", ")} (got "${values["hint-form"]}")`);
+  }
   const sandbox = await startSandbox({
     port: number("port", values.port),
     host: values.host,
@@ -71,6 +79,7 @@ async function main(): Promise<void> {
     orderLifetimeMs: values["order-lifetime"] === undefined ? undefined : number("order-lifetime", values["order-lifetime"]) * 1000,
     rateLimit: rate === 0 ? false : { requestsPerSecond: rate, burst, windowSeconds: values.window === undefined ? undefined : number("window", values.window) },
     rateLimitHints: hints,
+    rateLimitHintForm: form,
     latencyMs: number("latency", values.latency),
     pollingHints: !values["no-estimates"],
     stateFile: values["state-file"],

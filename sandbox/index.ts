@@ -9,5 +9,6 @@ export type { FailFault, FaultMatch } from "./faults";
 export { PLANS, DEFAULT_BALANCE_CENTS } from "./catalogue";
 export type { Plan } from "./catalogue";
 export type { RateLimitOptions } from "./rate-limit";
+export type { HintForm } from "../contract/rate-limit";
 export type { SandboxClock } from "./clock";
 export type { SandboxState, StoredOrder, StoredProxy } from "./state";

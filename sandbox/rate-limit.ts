@@ -2,11 +2,12 @@
  * A rate limit per API key, in either of the two shapes real APIs use: a token bucket (`burst` requests at once,
  * refilled at `requestsPerSecond`), or fixed windows (`requestsPerSecond × windowSeconds` requests in each window of
  * `windowSeconds`, counted afresh at each window's start, so a client may meet twice the rate across a window's edge
- * and a refusal may ask it to wait out the rest of the window). Answers carry the limit as `RateLimit-*` hints
- * (always, only on a refusal, or never); a refusal always carries `Retry-After`.
+ * and a refusal may ask it to wait out the rest of the window). Answers carry the limit as hints in any form the
+ * contract names (contract/rate-limit.ts; always, only on a refusal, or never); a refusal always carries `Retry-After`.
  */
+import type { StatedQuota } from "../contract/rate-limit";
 
-/** When the answers carry the `RateLimit-*` hints. */
+/** When the answers carry the rate-limit hints. */
 export type RateLimitHints = "always" | "on-429" | "never";
 
 /** Whether an answer (allowed or refused) carries the hints under `mode` (`true`/`false`: always/never). */
@@ -32,8 +33,10 @@ export interface RateLimitDecision {
   limit: number;
   /** `RateLimit-Remaining`: whole requests left in the bucket. */
   remaining: number;
-  /** `RateLimit-Reset`: seconds until the bucket is full again (0 when it is). */
+  /** Seconds until the bucket is full again (0 when it is), rounded up. */
   resetSeconds: number;
+  /** The quota as the hints state it: what is left, when it is whole again (exactly), its window. */
+  quota: StatedQuota;
   /** `Retry-After` of a refusal: seconds until one request is allowed (at least 1). */
   retryAfterSeconds: number;
 }
@@ -75,7 +78,9 @@ export class RateLimiter {
     const allowed = used < limit;
     this.windows.set(key, { start, used: allowed ? used + 1 : used });
     const resetSeconds = Math.max(1, Math.ceil((start + windowMs - now) / 1000));
-    return { allowed, limit, remaining: limit - (allowed ? used + 1 : used), resetSeconds, retryAfterSeconds: resetSeconds };
+    const remaining = limit - (allowed ? used + 1 : used);
+    const quota = { limit, remaining, resetAt: start + windowMs, windowSeconds };
+    return { allowed, limit, remaining, resetSeconds, retryAfterSeconds: resetSeconds, quota };
   }
 
   private takeFromBucket(key: string): RateLimitDecision {
@@ -87,12 +92,15 @@ export class RateLimiter {
     this.buckets.set(key, bucket);
     const allowed = bucket.tokens >= 1;
     if (allowed) bucket.tokens -= 1;
+    const remaining = Math.floor(bucket.tokens);
+    const fullInMs = ((this.burst - bucket.tokens) / rate) * 1000;
     return {
       allowed,
       limit: this.burst,
-      remaining: Math.floor(bucket.tokens),
-      resetSeconds: Math.ceil((this.burst - bucket.tokens) / rate),
+      remaining,
+      resetSeconds: Math.ceil(fullInMs / 1000),
       retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / rate)),
+      quota: { limit: this.burst, remaining, resetAt: now + fullInMs, windowSeconds: this.burst / rate },
     };
   }
 }

@@ -4,6 +4,7 @@
  */
 import type { SandboxClock } from "./clock";
 import type { Faults } from "./faults";
+import type { HintForm } from "../contract/rate-limit";
 import type { RateLimitHints, RateLimitOptions } from "./rate-limit";
 import type { SandboxState } from "./state";
 
@@ -45,11 +46,17 @@ export interface SandboxOptions {
    */
   latencyMs?: number;
   /**
-   * When to send `RateLimit-Limit`, `-Remaining` and `-Reset` (the contract makes them optional): with every answer,
-   * only with `429`s (as many real APIs do), or never (a `429` then carries `Retry-After` alone). `true` and `false`
-   * mean `"always"` and `"never"`. @default "always"
+   * When to send the rate-limit hints: with every answer (as the contract says), only with `429`s (as many real APIs
+   * do), or never (a `429` then carries `Retry-After` alone). `true` and `false` mean `"always"` and `"never"`.
+   * @default "always"
    */
   rateLimitHints?: RateLimitHints | boolean;
+  /**
+   * The form the hints take (contract/rate-limit.ts): `"contract"` (`RateLimit-Limit`, `-Remaining`, `-Reset`),
+   * `"ietf-draft"` (`RateLimit` and `RateLimit-Policy`), `"x-ratelimit"` (GitHub's) or `"x-rate-limit"` (Okta's).
+   * @default "contract"
+   */
+  rateLimitHintForm?: HintForm;
   /**
    * Check every answer under `/v1` against the contract (the schemas and statuses docs/openapi.json is written from)
    * before sending it; an answer that breaks it is replaced by a `500` and recorded in `contractViolations`.

@@ -12,6 +12,7 @@ import { Faults, type FailFault } from "./faults";
 import { contractProblems, type Answer } from "./answer-check";
 import { jsonAnswer, parseMaybe, Problem, problemAnswer, send } from "./http";
 import { openApiDocument } from "../contract";
+import { rateLimitHeaders } from "../contract/rate-limit";
 import { RateLimiter, sendsHints } from "./rate-limit";
 import { route } from "./routes";
 import { SandboxState } from "./state";
@@ -134,9 +135,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       if (limiter) {
         const decision = limiter.take(auth === "valid" ? apiKey : readOnlyApiKey);
         if (sendsHints(options.rateLimitHints, decision.allowed)) {
-          limitHeaders["ratelimit-limit"] = String(decision.limit);
-          limitHeaders["ratelimit-remaining"] = String(decision.remaining);
-          limitHeaders["ratelimit-reset"] = String(decision.resetSeconds);
+          Object.assign(limitHeaders, rateLimitHeaders(options.rateLimitHintForm ?? "contract", decision.quota, now()));
         }
         if (!decision.allowed) {
           throw new Problem(429, "Too many requests for this API key.", {

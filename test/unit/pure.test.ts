@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseRetryAfter } from "../../client/retry-after";
+import { parseRetryAfter } from "../../contract/rate-limit";
 import { backoffDelay, isRetryable } from "../../client/retry";
 import { formatDuration, parseDuration } from "../../provider/duration";
 import { nextPurchaseKey, purchaseKey } from "../../provider/idempotency";

@@ -1,0 +1,105 @@
+import { describe, expect, it } from "vitest";
+import { HINT_FORMS, parseRetryAfter, rateLimitHeaders, readRateLimitHints } from "../../contract/rate-limit";
+
+const NOW = Date.parse("2026-11-27T10:00:00Z");
+const UNIX = NOW / 1000;
+
+describe("rate-limit hints, read in every form the contract names", () => {
+  it("reads the contract's form, with a delta-seconds reset (and a Unix time when the value can only be one)", () => {
+    const hints = readRateLimitHints({ "ratelimit-limit": "20", "ratelimit-remaining": "3", "ratelimit-reset": "2" }, NOW);
+    expect(hints).toEqual({ quota: { limit: 20, remaining: 3, resetMs: 2000 }, forms: ["contract"], retryAfterMs: undefined });
+    // An early draft's policy after the number.
+    expect(readRateLimitHints({ "ratelimit-limit": "20, 20;w=1", "ratelimit-remaining": "3", "ratelimit-reset": "1" }, NOW).quota).toEqual({
+      limit: 20,
+      remaining: 3,
+      resetMs: 1000,
+    });
+    expect(readRateLimitHints({ "ratelimit-limit": "20", "ratelimit-remaining": "0", "ratelimit-reset": String(UNIX + 3) }, NOW).quota?.resetMs).toBe(3000);
+  });
+
+  it("reads the current IETF draft's structured fields, matching RateLimit to RateLimit-Policy by name", () => {
+    const hints = readRateLimitHints({ "ratelimit-policy": '"default";q=100;w=60', ratelimit: '"default";r=42;t=17' }, NOW);
+    expect(hints.quota).toEqual({ limit: 100, remaining: 42, resetMs: 17_000 });
+    expect(hints.forms).toEqual(["ietf-draft"]);
+    // A token instead of a string, parameters it does not know, and a RateLimit item without `t` (the policy's window).
+    expect(readRateLimitHints({ "ratelimit-policy": "burst;q=10;w=1;pk=:abc:", ratelimit: "burst;r=4" }, NOW).quota).toEqual({
+      limit: 10,
+      remaining: 4,
+      resetMs: 1000,
+    });
+    // Without a policy the quota's size is unknown: what is left stands for it.
+    expect(readRateLimitHints({ ratelimit: '"default";r=5;t=2' }, NOW).quota).toEqual({ limit: 5, remaining: 5, resetMs: 2000 });
+  });
+
+  it("takes the tightest of several policies: the least left for each second until its reset", () => {
+    const headers = {
+      "ratelimit-policy": '"burst";q=100;w=1, "daily";q=1000;w=86400',
+      ratelimit: '"burst";r=90;t=1, "daily";r=900;t=3600',
+    };
+    // 90 in a second against 900 in an hour: the daily policy holds requests back first.
+    expect(readRateLimitHints(headers, NOW).quota).toEqual({ limit: 1000, remaining: 900, resetMs: 3_600_000 });
+    const spentBurst = { ...headers, ratelimit: '"burst";r=0;t=1, "daily";r=900;t=3600' };
+    expect(readRateLimitHints(spentBurst, NOW).quota).toEqual({ limit: 100, remaining: 0, resetMs: 1000 });
+  });
+
+  it("reads GitHub's X-RateLimit-* and Okta's X-Rate-Limit-*, their resets Unix times", () => {
+    const github = { "x-ratelimit-limit": "5000", "x-ratelimit-remaining": "4990", "x-ratelimit-reset": String(UNIX + 60), "x-ratelimit-used": "10" };
+    expect(readRateLimitHints(github, NOW)).toMatchObject({ quota: { limit: 5000, remaining: 4990, resetMs: 60_000 }, forms: ["x-ratelimit"] });
+    const okta = { "x-rate-limit-limit": "600", "x-rate-limit-remaining": "599", "x-rate-limit-reset": String(UNIX + 30) };
+    expect(readRateLimitHints(okta, NOW)).toMatchObject({ quota: { limit: 600, remaining: 599, resetMs: 30_000 }, forms: ["x-rate-limit"] });
+    // A small reset in these forms is still a point in time, long past: the quota is whole now.
+    expect(readRateLimitHints({ ...okta, "x-rate-limit-reset": "30" }, NOW).quota?.resetMs).toBe(0);
+  });
+
+  it("ignores malformed and partial values, never throwing", () => {
+    const bad: Record<string, string>[] = [
+      { "ratelimit-limit": "20", "ratelimit-remaining": "3" },
+      { "ratelimit-limit": "x", "ratelimit-remaining": "3", "ratelimit-reset": "1" },
+      { "ratelimit-limit": "0", "ratelimit-remaining": "0", "ratelimit-reset": "1" },
+      { "ratelimit-limit": "-5", "ratelimit-remaining": "3", "ratelimit-reset": "1" },
+      { "ratelimit-limit": "20", "ratelimit-remaining": "3", "ratelimit-reset": "soon" },
+      { "x-ratelimit-limit": "5000", "x-ratelimit-remaining": "", "x-ratelimit-reset": String(UNIX) },
+      { ratelimit: '"default";q=3', "ratelimit-policy": '"default";q=100;w=60' },
+      { ratelimit: '"unterminated;r=1;t=1' },
+      { ratelimit: "r=1, t=1", "ratelimit-policy": ";;;" },
+      { ratelimit: '"default";r=1e9;t=1' },
+    ];
+    for (const headers of bad) expect(readRateLimitHints(headers, NOW), JSON.stringify(headers)).toEqual({ quota: undefined, forms: [], retryAfterMs: undefined });
+    // More left than the limit is read as the limit.
+    expect(readRateLimitHints({ "ratelimit-limit": "10", "ratelimit-remaining": "50", "ratelimit-reset": "1" }, NOW).quota?.remaining).toBe(10);
+  });
+
+  it("reads an answer that mixes forms into the tightest quota, naming each form it read", () => {
+    const hints = readRateLimitHints(
+      {
+        "ratelimit-limit": "100",
+        "ratelimit-remaining": "80",
+        "ratelimit-reset": "10",
+        "x-ratelimit-limit": "100",
+        "x-ratelimit-remaining": "5",
+        "x-ratelimit-reset": String(UNIX + 10),
+        "x-rate-limit-limit": "oops",
+      },
+      NOW,
+    );
+    expect(hints.forms).toEqual(["contract", "x-ratelimit"]);
+    expect(hints.quota).toEqual({ limit: 100, remaining: 5, resetMs: 10_000 });
+  });
+
+  it("reads Retry-After as delta seconds or an HTTP date, and nothing else", () => {
+    expect(readRateLimitHints({ "retry-after": "7" }, NOW).retryAfterMs).toBe(7000);
+    expect(parseRetryAfter(new Date(NOW + 5000).toUTCString(), NOW)).toBe(5000);
+    expect(parseRetryAfter(new Date(NOW - 5000).toUTCString(), NOW)).toBe(0);
+    for (const value of ["", "2.5", "-1", "soon-ish", undefined, null]) expect(parseRetryAfter(value, NOW)).toBeUndefined();
+  });
+
+  it("writes each form so that it reads back as the quota stated", () => {
+    for (const form of HINT_FORMS) {
+      const headers = rateLimitHeaders(form, { limit: 10, remaining: 4, resetAt: NOW + 1500, windowSeconds: 1 }, NOW);
+      const hints = readRateLimitHints(headers, NOW);
+      expect(hints.forms, form).toEqual([form]);
+      // Delta seconds and Unix times are whole seconds, rounded up.
+      expect(hints.quota, form).toEqual({ limit: 10, remaining: 4, resetMs: 2000 });
+    }
+  });
+});
