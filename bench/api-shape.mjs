@@ -1,7 +1,8 @@
 // How much like a real API the sandbox behaves in a bench case. Its defaults are kind (answers at once, an
 // `estimated_ready_at` on every pending order, a smoothly refilled bucket, hints with every answer); flags after a
 // case's numbers take each kindness away (docs/sandbox.md, "Behaving like a real API"):
-//   :on-429 or :never   the RateLimit-* hints only with 429s, or never (`:nohints` is `:never`)
+//   :on-429 or :never   the rate-limit hints only with 429s, or never (`:nohints` is `:never`)
+//   :form=<form>        the hints in another form than the contract's: ietf-draft, x-ratelimit or x-rate-limit
 //   :no-estimates       no estimated_ready_at and no polling Retry-After
 //   :latency=<ms>       each request and answer spend that long on the way, half each
 //   :window=<s>         fixed windows of R x s requests instead of a token bucket
@@ -18,8 +19,10 @@ export function apiShape(spec, r, tMs) {
   const estimates = !(real || flags.has("no-estimates"));
   const latencyMs = Number(valueOf("latency") ?? (real ? 40 : 0));
   const windowSeconds = valueOf("window") !== undefined ? Number(valueOf("window")) : real ? 1 : undefined;
+  const form = valueOf("form") ?? "contract";
   const parts = [
-    hints === "always" ? "" : hints === "never" ? "no RateLimit hints" : "RateLimit hints only with 429s",
+    hints === "always" ? "" : hints === "never" ? "no rate-limit hints" : "rate-limit hints only with 429s",
+    hints !== "never" && form !== "contract" ? `hints in the ${form} form` : "",
     estimates ? "" : "no estimates",
     latencyMs > 0 ? `${latencyMs} ms latency` : "",
     windowSeconds ? `${windowSeconds} s windows` : "",
@@ -28,6 +31,7 @@ export function apiShape(spec, r, tMs) {
     options: {
       rateLimit: r > 0 ? { requestsPerSecond: r, burst: r, windowSeconds } : false,
       rateLimitHints: hints,
+      rateLimitHintForm: form,
       pollingHints: estimates,
       latencyMs,
       provisioningMs: tMs,

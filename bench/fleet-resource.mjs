@@ -25,10 +25,15 @@ export const DEFAULT_FLEET_RESOURCE_CASES =
 /**
  * `BENCH_STACKS`: K:N:R:T, comma separated: K stacks on one key, each one fleet of N, with the sandbox's flags,
  * `:late=<s>` (the last stack starts that many seconds after the others) and `:share=<percent>` (each stack's
- * `proxy:maxRateShare`). By default two stacks in each hint mode (the issue's rows, and with hints on every answer),
- * four with one late in the two modes that teach the least.
+ * `proxy:maxRateShare`). By default issue #52's cases: 2, 4 and 8 stacks, the last 10 s late, against a sandbox that
+ * behaves like a real limited API (a token bucket, no estimates, 40 ms of latency), with hints on every answer in each
+ * of the four forms, only with 429s, and never.
  */
-export const DEFAULT_STACKS_CASES = "2:100:10:20,2:100:10:20:on-429,2:100:10:20:never,4:50:10:20:on-429:late=10,4:50:10:20:never:late=10";
+const STACK_SIZES = ["2:100", "4:50", "8:25"];
+const STACK_HINTS = ["form=contract", "form=ietf-draft", "form=x-ratelimit", "form=x-rate-limit", "on-429", "never"];
+export const DEFAULT_STACKS_CASES = STACK_HINTS.flatMap((hints) =>
+  STACK_SIZES.map((size) => `${size}:10:20:${hints}:no-estimates:latency=40:late=10`),
+).join(",");
 
 /**
  * `BENCH_SHARE_CASES`: N:R:T, comma separated: a fleet of N capped at `proxy:maxRateShare` 50 beside an application
@@ -239,7 +244,7 @@ export async function fleetResourceFigures(
         "<= 1.25x, the last",
         last / floor <= 1.25 ? "met" : "missed",
       ]);
-      for (const program of stacks) await workspace.cli(program, ["destroy", "--yes", "--skip-preview"], api);
+      await Promise.all(stacks.map((program) => workspace.cli(program, ["destroy", "--yes", "--skip-preview"], api)));
       await sandbox.stop();
     }
     for (const spec of shareCases.split(",").filter(Boolean)) {

@@ -11,6 +11,7 @@
 import { randomBytes } from "node:crypto";
 import { ProxyApiClient } from "../client/client";
 import {
+  HINT_FORM_NAMES,
   isPendingState,
   isSpentState,
   isTargetState,
@@ -20,6 +21,7 @@ import {
   PROXY_TYPES,
   proxyPageWire,
   proxyWire,
+  readRateLimitHints,
   readWire,
   SPENT_ORDER_STATES,
   TARGET_ORDER_STATES,
@@ -486,14 +488,7 @@ class ApiCheck {
       seen: without.length === 0 ? `all ${this.answers.length} answers did` : `${without.length} of ${this.answers.length} answers did not (first: ${without[0]?.method} /v1${without[0]?.path})`,
       effect: without.length === 0 ? WORKS : "Works: errors show no request id to quote to the API's support.",
     });
-    const hinted = this.answers.some((a) => a.headers["ratelimit-limit"] !== undefined || a.headers["ratelimit-remaining"] !== undefined);
-    this.note({
-      assumption: "Answers may carry `RateLimit-Limit`, `-Remaining` and `-Reset` (optional hints).",
-      holds: hinted,
-      breaking: false,
-      seen: hinted ? "rate-limit hints were sent" : "no answer carried rate-limit hints",
-      effect: hinted ? WORKS : "Works: the provider learns the key's rate from `429`s instead (a few more of them early in a large run).",
-    });
+    this.rateLimitHints();
     const refused = this.answers.filter((a) => a.status === 429);
     if (refused.length > 0) {
       const bare = refused.filter((a) => !a.headers["retry-after"]);
@@ -505,6 +500,30 @@ class ApiCheck {
         effect: bare.length === 0 ? WORKS : "Works: the provider backs off on its own schedule when no Retry-After is sent.",
       });
     }
+  }
+
+  /** Which form of rate-limit hints the answers used, and whether they came with successes (the API's coordination). */
+  private rateLimitHints(): void {
+    const read = this.answers.map((a) => ({ status: a.status, hints: readRateLimitHints(a.headers) }));
+    const forms = [...new Set(read.flatMap((r) => r.hints.forms))];
+    const successes = read.filter((r) => r.status >= 200 && r.status < 300);
+    const hintedSuccesses = successes.filter((r) => r.hints.quota !== undefined).length;
+    const everyAnswer = successes.length > 0 && hintedSuccesses === successes.length;
+    const named = forms.map((form) => HINT_FORM_NAMES[form]).join("; ");
+    this.note({
+      assumption: "Every answer carries rate-limit hints, successes included, in a form the contract names.",
+      holds: everyAnswer,
+      breaking: false,
+      seen:
+        forms.length === 0
+          ? "no answer carried rate-limit hints in a form the provider reads"
+          : `${named}, on ${hintedSuccesses} of ${successes.length} successful answers`,
+      effect: everyAnswer
+        ? WORKS
+        : "Works, at a cost: without hints on every answer, several stacks (or CI jobs, or applications) on one key learn " +
+          "the rate from `429`s and see some of them, which are retried. Give each stack its part of the key with " +
+          "`proxy:maxRateShare`.",
+    });
   }
 }
 

@@ -11,6 +11,7 @@ import { runCheckCommand } from "../../check/cli";
 import { startDeviantApi, type DeviantApi, type Deviation } from "../helpers/deviant-api";
 import { REPO_ROOT } from "../helpers/pulumi";
 import { useSandbox } from "../helpers/sandbox";
+import { startSandbox, type SandboxOptions } from "../../sandbox";
 
 const sandbox = useSandbox({ rateLimit: { requestsPerSecond: 1000, burst: 1000 } });
 let deviant: DeviantApi | undefined;
@@ -47,6 +48,28 @@ describe("check-api", () => {
     expect(replay?.seen).toContain(sandbox.current.createdOrders[1]?.id);
     expect(sandbox.current.createdOrders).toHaveLength(2);
     expect(anyBreaking(findings)).toBe(true);
+  });
+
+  it("names the form of rate-limit hints it saw, and what hints that come only with 429s cost", async () => {
+    const forms: Array<[SandboxOptions, boolean, RegExp]> = [
+      [{ rateLimitHintForm: "ietf-draft" }, true, /IETF draft.*on \d+ of \d+ successful answers/],
+      [{ rateLimitHintForm: "x-ratelimit" }, true, /GitHub's/],
+      [{ rateLimitHintForm: "x-rate-limit" }, true, /Okta's/],
+      [{ rateLimitHints: "on-429" }, false, /^no answer carried rate-limit hints/],
+    ];
+    for (const [options, holds, seen] of forms) {
+      const other = await startSandbox({ rateLimit: { requestsPerSecond: 1000, burst: 1000 }, ...options });
+      try {
+        const findings = await checkApi({ baseUrl: other.url, apiKey: other.apiKey, sleep: async (ms) => other.clock.advance(ms), readyTimeoutMs: 60_000 });
+        const hints = about(findings, "rate-limit hints");
+        expect(hints, JSON.stringify(options)).toMatchObject({ holds, breaking: false });
+        expect(hints?.seen).toMatch(seen);
+        if (!holds) expect(hints?.effect).toMatch(/some of them.*proxy:maxRateShare/);
+        expect(anyBreaking(findings)).toBe(false);
+      } finally {
+        await other.stop();
+      }
+    }
   });
 
   const cases: Array<[Deviation, string, boolean, RegExp]> = [
