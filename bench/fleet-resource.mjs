@@ -8,7 +8,7 @@ import { ORDERS_PROGRAM } from "./fleet.mjs";
 import { apiShape } from "./api-shape.mjs";
 import { benchWorkspace } from "./workspace.mjs";
 
-const FLEET_PROGRAM = `const pulumi = require("@pulumi/pulumi");
+export const FLEET_PROGRAM = `const pulumi = require("@pulumi/pulumi");
 const { ProxyFleet } = require("pulumi-proxy");
 const orders = new pulumi.Config().getNumber("count") ?? 1;
 new ProxyFleet("fleet", { planId: "dc-us-5", orders, readyTimeout: "30m" });

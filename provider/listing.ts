@@ -7,10 +7,12 @@
  * active and unchanged, and needs no read; an order that is absent (expired, cancelled, removed, or just bought and
  * not yet listed) or whose proxies changed is read by id, as before. The list never decides that an order is gone.
  *
- * Economy: it must never cost much more than reading every order. It lists only for two orders or more, stops once
- * the pages fetched would outnumber the orders still unmatched, stops after a page that matched none of them (an
- * account much larger than the stack), and gives up on the list when its proxies carry no `order_id` (the field is
- * optional in the contract).
+ * Economy: it must never cost much more than reading every order, and it takes the cheaper of the account's pages and
+ * the stack's batches of ids, whichever the account is: after the first page, it pages on while that page says the
+ * pages are the cheaper (an account that is mostly the stack's: a fleet of 1,000 alone costs its pages, not ten
+ * batches). It lists only for two orders or more, stops once the pages fetched would outnumber the orders still
+ * unmatched, stops after a page that matched none of them (an account much larger than the stack), and gives up on the
+ * list when its proxies carry no `order_id` (the field is optional in the contract).
  *
  * The engine reads a stack's resources one by one, several at a time, in one provider process: reads that arrive
  * within a moment of each other share one listing, and later reads of the same refresh use what it fetched.
@@ -79,17 +81,21 @@ async function listPages(api: Pick<ProxyApiClient, "listProxyPages">, wanted: Re
     }
   };
   // The account's first page (unless an earlier listing found the account larger): all of a small account, which then
-  // answers every read of the refresh.
+  // answers every read of the refresh; of a larger one mostly the stack's, the next pages, while that is cheaper.
   if (!largeAccount) {
     const pages = api.listProxyPages({ pageSize: LIST_PAGE_SIZE });
-    const first = (await pages.next()).value as ProxyPage | undefined;
-    await pages.return(undefined);
-    if (!first) return { byOrder, complete: true, covered: wanted };
-    add(first.proxies);
-    if (first.proxies.length > 0 && byOrder.size === 0) return undefined;
-    if (first.nextCursor === undefined) return { byOrder, complete: true, covered: wanted };
+    try {
+      const first = (await pages.next()).value as ProxyPage | undefined;
+      if (!first) return { byOrder, complete: true, covered: wanted };
+      add(first.proxies);
+      if (first.proxies.length > 0 && byOrder.size === 0) return undefined;
+      if (first.nextCursor === undefined) return { byOrder, complete: true, covered: wanted };
+      if (await pageOn(pages, first, wanted, byOrder, add)) return { byOrder, complete: true, covered: wanted };
+    } finally {
+      await pages.return(undefined);
+    }
   }
-  // A larger account: the stack's own orders, asked by id.
+  // A larger account: the stack's own orders (those not seen yet), asked by id.
   const ids = [...wanted].filter((id) => !byOrder.has(id));
   let ignored = false;
   for (let start = 0; start < ids.length && !ignored; start += MAX_ORDER_IDS) {
@@ -111,6 +117,37 @@ async function listPages(api: Pick<ProxyApiClient, "listProxyPages">, wanted: Re
     }
   }
   return { byOrder, complete: false, covered: wanted };
+}
+
+/**
+ * After the account's first page, reads its next pages while they cost fewer requests than asking for the stack's
+ * orders still unseen by id (100 a request, as many pages as their proxies fill): a page showed `m` of them, so each
+ * next page is expected to show as many. It stops at a page that showed none of them, or once it has read a page more
+ * than expected (the rest is then asked by id). Returns whether it read the whole list.
+ */
+async function pageOn(
+  pages: AsyncGenerator<ProxyPage>,
+  first: ProxyPage,
+  wanted: ReadonlySet<string>,
+  byOrder: ReadonlyMap<string, ProxyRecord[]>,
+  add: (proxies: ProxyRecord[]) => void,
+): Promise<boolean> {
+  const seen = wanted.size - unmatched(wanted, byOrder);
+  const left = wanted.size - seen;
+  if (seen === 0 || left === 0) return false;
+  const perOrder = first.proxies.filter((p) => p.orderId !== undefined && wanted.has(p.orderId)).length / seen;
+  const byId = Math.ceil(left / MAX_ORDER_IDS) * Math.max(1, Math.ceil((MAX_ORDER_IDS * perOrder) / LIST_PAGE_SIZE));
+  const expected = Math.ceil(left / seen);
+  if (expected >= byId) return false;
+  for (let read = 0; read <= expected && unmatched(wanted, byOrder) > 0; read++) {
+    const before = unmatched(wanted, byOrder);
+    const next = await pages.next();
+    if (next.done) return true;
+    add(next.value.proxies);
+    if (next.value.nextCursor === undefined) return true;
+    if (unmatched(wanted, byOrder) === before) break;
+  }
+  return false;
 }
 
 /** How many of `wanted` the listing has not shown yet. */

@@ -27,18 +27,27 @@ function api(pages: ProxyRecord[][]) {
   };
 }
 
-/** An API that applies the order_id filter (up to 100 ids), over an account of `pages` pages; records the fetches. */
+/**
+ * An API that applies the order_id filter (up to 100 ids), over an account of `pages` pages; records the filters asked
+ * for, and every page fetched.
+ */
 function filteringApi(pages: ProxyRecord[][]) {
   const asked: Array<string | string[] | undefined> = [];
+  let fetched = 0;
   return {
     asked,
+    fetched: () => fetched,
     async *listProxyPages(filters: { orderId?: string | string[] } = {}): AsyncGenerator<ProxyPage> {
       asked.push(filters.orderId);
       const ids = new Set([filters.orderId ?? []].flat());
       if (ids.size === 0) {
-        for (let i = 0; i < pages.length; i++) yield { proxies: pages[i]!, nextCursor: i < pages.length - 1 ? `c${i + 1}` : undefined };
+        for (let i = 0; i < pages.length; i++) {
+          fetched += 1;
+          yield { proxies: pages[i]!, nextCursor: i < pages.length - 1 ? `c${i + 1}` : undefined };
+        }
         return;
       }
+      fetched += 1;
       yield { proxies: pages.flat().filter((p) => ids.has(p.orderId ?? "")), nextCursor: undefined };
     },
   };
@@ -54,6 +63,25 @@ describe("listing an account's proxies for a refresh", () => {
     expect(list.asked.map((ids) => [ids ?? []].flat().length)).toEqual([0, 100, 50]);
     expect(mine.every((p) => found?.byOrder.has(p.orderId ?? ""))).toBe(true);
     expect(found?.complete).toBe(false);
+  });
+
+  it("pages on through an account that is mostly the stack's, where its pages cost less than its batches of ids", async () => {
+    // A fleet of 1,000 orders of 5 proxies alone in its account: 5 pages, against the first page and 8 batches of ids.
+    const fleet = Array.from({ length: 5 }, (_, page) => Array.from({ length: 1000 }, (_, i) => proxy(`ord_${page * 200 + Math.floor(i / 5)}`, i)));
+    const alone = filteringApi(fleet);
+    const found = await listForOrders(alone, new Set(Array.from({ length: 1000 }, (_, i) => `ord_${i}`)));
+    expect(found?.byOrder.size).toBe(1000);
+    expect(found?.complete).toBe(true);
+    expect(alone.fetched()).toBe(5);
+    // One member gone: still its pages; the caller reads the missing one by id.
+    const gone = filteringApi(fleet.map((page) => page.filter((p) => p.orderId !== "ord_500")));
+    expect((await listForOrders(gone, new Set(Array.from({ length: 1000 }, (_, i) => `ord_${i}`))))?.byOrder.has("ord_500")).toBe(false);
+    expect(gone.fetched()).toBe(5);
+    // The same fleet beside 20 pages of another stack's orders after it: the pages it needs, then no more.
+    const others = Array.from({ length: 20 }, (_, page) => Array.from({ length: 1000 }, (_, i) => proxy(`ord_other${page}_${i}`, i)));
+    const shared = filteringApi([...fleet, ...others]);
+    expect((await listForOrders(shared, new Set(Array.from({ length: 1000 }, (_, i) => `ord_${i}`))))?.byOrder.size).toBe(1000);
+    expect(shared.fetched()).toBe(5);
   });
 
   it("reads every page it needs and groups the proxies by order", async () => {
