@@ -9,17 +9,20 @@
  *    reset passed): its answer tells the truth, where a burst on trust would be refused.
  * 2. **A `429` (or a `503` with `Retry-After`) pauses every request** until its `Retry-After`.
  * 3. **Hints came with the last answer** (in any form, contract/rate-limit.ts): what the quota has left, less the
- *    requests in flight and less the others' part of it (`1 − share` of its limit), is spent evenly until its reset;
- *    what a quarter of it holds goes at once, since no limit is near. With a share, the requests are also spaced so that
- *    this process never sends more than `share` of the quota in one of its periods.
+ *    requests in flight and less what is kept back for the others, is spent evenly until its reset; what a quarter of
+ *    it holds goes at once, since no limit is near. Kept back: with a share, the others' part of the quota (`1 − share`
+ *    of its limit), and the requests are spaced so that no more than `share` of it goes in one of its periods; without,
+ *    once less than half is left, its last request.
  * 4. **The last answer had none**: requests go at once, at most `window` in flight (1, one more per success up to 2,
  *    then one more per window's worth: TCP's slow start) until the first `429`. From then on, a rate: `0.7 W`, where W
  *    is what the API accepted over the last 3 s, growing back on a cubic curve as TCP CUBIC and the AWS SDKs' adaptive
  *    retry mode do (`W (1 + 0.3 ((t − 3) / 3)³)` t seconds after the cut: back at W after 3 s, 1.3 W after 6 s; the
- *    curve scales with W, so that stacks of a few requests a second each probe no faster than one alone), never above twice what was
- *    sent over the last second (nor W), so that a lull does not grow a burst, nor above 95% of the rate a `429`'s hints
- *    imply (limit over reset), nor, with a share, above `share` of that rate.
- *    Once a `429` has taught a rate, it holds with hints too: an API whose hints say more than it takes is paced by it.
+ *    curve scales with W, so that stacks of a few requests a second each probe no faster than one alone). It is never
+ *    above twice what was sent over the last second (nor below W there), so that a lull does not grow a burst; nor
+ *    above 95% of the rate a `429`'s hints imply (limit over reset); nor, with a share, above `share` of that rate
+ *    (without hints, of the largest W: the key's rate is not known, and the most it took from this process stands for
+ *    it). Once a `429` has taught a rate, it holds with hints too: an API whose hints say more than it takes is paced
+ *    by it.
  */
 import type { Quota } from "../contract/rate-limit";
 
@@ -58,6 +61,8 @@ export class Pace {
   private window = 1;
   /** The learned rate's last cut: W, and when its growth began. */
   private cut: { refused: number; at: number } | undefined;
+  /** The largest W: without hints, what stands for the key's rate. */
+  private largest = 0;
   /** The rate a `429`'s hints imply, requests per second. */
   private hintedRate: number | undefined;
   /** The learned rate's bucket. */
@@ -127,6 +132,7 @@ export class Pace {
     const current = this.cut ? this.rate(now) : Number.POSITIVE_INFINITY;
     const refusedRate = Math.max(MIN_RATE, Math.min(current, measured));
     this.cut = { refused: refusedRate, at: Math.max(now, this.pausedUntil) };
+    this.largest = Math.max(this.largest, refusedRate);
     this.tokens = Math.min(this.tokens, 1);
     this.tokensAt = this.cut.at;
   }
@@ -139,6 +145,7 @@ export class Pace {
     const sent = this.recent.filter((at) => at > now - 1000).length;
     let rate = Math.min(Math.max(w, 2 * sent), w * (1 + (1 - BETA) * x ** 3));
     if (this.hintedRate !== undefined) rate = Math.min(rate, this.hintedRate * Math.min(HINTED_SHARE, this.share));
+    else if (this.share < 1) rate = Math.min(rate, this.largest * this.share);
     return Math.max(MIN_RATE, rate);
   }
 

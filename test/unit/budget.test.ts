@@ -307,6 +307,17 @@ describe("request budget: the pace without hints", () => {
     expect(arrivals.filter((a) => a.refused && a.at > firstRefusal + 1000)).toEqual([]);
   });
 
+  it("without any hints, holds a share to its part of the most the key took from it", async () => {
+    const run = await stacksOnOneKey(tokenBucket(10, "none"), [120], { share: 0.5 });
+    expect(run.done).toBe(true);
+    const arrivals = run.stacks[0]!.arrivals;
+    const firstRefusal = arrivals.find((a) => a.refused)!.at;
+    const took = arrivals.filter((a) => !a.refused && a.at < firstRefusal).length / Math.max(1, firstRefusal / 1000);
+    const later = arrivals.filter((a) => a.at > firstRefusal + 1000).map((a) => a.at);
+    expect(mostWithin(later, 1000)).toBeLessThanOrEqual(Math.ceil(0.5 * took) + 1);
+    expect(arrivals.filter((a) => a.refused && a.at > firstRefusal + 1000)).toEqual([]);
+  });
+
   it("between several stacks without hints, every request is taken in the end, at a bounded cost in 429s", async () => {
     const run = await stacksOnOneKey(tokenBucket(10, "none"), [50, 50, 50, 50], { starts: [0, 0, 0, 2000] });
     expect(run.done).toBe(true);
