@@ -68,9 +68,14 @@ export async function checkApi(options: CheckOptions): Promise<Finding[]> {
   return new ApiCheck(options).run();
 }
 
-/** Whether any breaking assumption differs: the check's exit status is non-zero then. */
+/** Whether any breaking assumption differs: the check's exit status is 1 then. */
 export function anyBreaking(findings: readonly Finding[]): boolean {
   return findings.some((f) => f.breaking && f.holds === false);
+}
+
+/** Whether nothing could be checked (no answer, the key refused, no API at the URL): the exit status is 2 then. */
+export function nothingChecked(findings: readonly Finding[]): boolean {
+  return findings.length === 1 && findings[0]!.holds === null;
 }
 
 class ApiCheck {
@@ -134,6 +139,11 @@ class ApiCheck {
     }
   }
 
+  /**
+   * The first request: whether anything can be checked. No answer, a `404` (the base URL), or the key refused with a
+   * Bearer challenge or none, check nothing (`holds: null`: the command exits 2, since the fix is the user's); a
+   * challenge of another scheme says the server expects the key another way (breaking).
+   */
   private async authentication(): Promise<boolean> {
     const assumption = "The API answers at the base URL, and accepts the key as `Authorization: Bearer <key>`.";
     let seen: Seen;
@@ -142,10 +152,10 @@ class ApiCheck {
     } catch (error) {
       this.note({
         assumption,
-        holds: false,
+        holds: null,
         breaking: true,
         seen: `GET /v1/usage got no answer: ${error instanceof Error ? error.message : String(error)}`,
-        effect: "Every operation fails with a connection error. Check the base URL (without /v1) and the network; nothing else was checked.",
+        effect: `Nothing was checked: nothing answered at ${this.options.baseUrl}. Check the base URL (without /v1), that the server is up, and the network (or HTTPS_PROXY).`,
       });
       return false;
     }
@@ -153,16 +163,23 @@ class ApiCheck {
       this.note({ assumption, holds: true, breaking: true, seen: describe(seen), effect: WORKS });
       return true;
     }
-    const said = await this.clientSays(() => this.client.getUsage());
-    const challenge = seen.headers["www-authenticate"] ? ` It asks for: WWW-Authenticate: ${seen.headers["www-authenticate"]}.` : "";
+    const said = (await this.clientSays(() => this.client.getUsage())) ?? `status ${seen.status}`;
+    const scheme = /^\s*([\w-]+)/.exec(seen.headers["www-authenticate"] ?? "")?.[1];
+    const challenge = scheme ? ` It asks for: WWW-Authenticate: ${seen.headers["www-authenticate"]}.` : "";
+    const refused = (seen.status === 401 || seen.status === 403) && (scheme === undefined || scheme.toLowerCase() === "bearer");
+    const unchecked = refused || seen.status === 404;
     this.note({
       assumption,
-      holds: false,
+      holds: unchecked ? null : false,
       breaking: true,
       seen: `${describe(seen)}.${challenge}`,
-      effect: `Every operation fails, with: ${said ?? `status ${seen.status}`} ${seen.status === 404 ? "Check the base URL: it must not end in /v1." : "If the key is right, the server expects another way of sending it; the provider sends only the Bearer header."}`,
+      effect: refused
+        ? `Nothing was checked: the server refused the key (${said}). Check the key: PROXY_API_KEY, or the stack's proxy:apiKey.`
+        : seen.status === 404
+          ? `Nothing was checked: ${said} Check the base URL: it must not end in /v1.`
+          : `Every operation fails, with: ${said} The server expects the key another way; the provider sends only the Bearer header.`,
     });
-    return seen.status !== 401 && seen.status !== 403 && seen.status !== 404;
+    return false;
   }
 
   private async wrongKey(): Promise<void> {

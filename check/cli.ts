@@ -2,37 +2,43 @@
  * `pulumi-proxy check-api` (and `pulumi-resource-proxy check-api`, from the plugin's executable): runs the contract
  * check against a server and prints each assumption with what was seen and what the provider does about it.
  *
- * Exit status: 0 when every breaking assumption holds, 1 when one differs, 2 when the command could not run (bad
- * arguments, no settings).
+ * Exit status: 0 when every breaking assumption holds, 1 when a server answered and one differs, 2 when nothing could
+ * be checked (bad arguments, no settings, no answer, the key refused, no API at the URL).
  */
 import { execFileSync } from "node:child_process";
 import { parseArgs } from "node:util";
 import { CONFIG_KEYS, ConfigurationError, resolveSettings } from "../provider/config";
 import { parseDuration } from "../provider/duration";
-import { anyBreaking, checkApi, type Finding } from "./assumptions";
+import { anyBreaking, checkApi, nothingChecked, type Finding } from "./assumptions";
 
 /** Where the command writes, and what it reads settings from. */
 export interface CommandIo {
   out: (text: string) => void;
   err: (text: string) => void;
   env: NodeJS.ProcessEnv;
-  /** Reads one value of the stack's config (`proxy:apiKey`); undefined when there is none. @default `pulumi config get` */
-  stackConfig?: (key: string, stack: string | undefined) => string | undefined;
+  /**
+   * Reads one value of the stack's config (`proxy:apiKey`): the value, or why there is none (`{ missing }`).
+   * @default `pulumi config get`
+   */
+  stackConfig?: (key: string, stack: string | undefined) => string | { missing: string };
 }
 
 export const CHECK_USAGE = `Usage: pulumi-proxy check-api [--base-url URL] [--buy PLAN] [--json] [--stack NAME] [--ready-timeout 20m]
 
 Checks whether a server keeps the API contract this provider assumes (docs/going-live.md), before money moves.
 
-  --base-url URL       the API's base URL, without /v1 (default: PROXY_API_BASE_URL, then the stack's proxy:baseUrl)
+  --base-url URL       the API's base URL, without /v1 (default: the stack's proxy:baseUrl, then PROXY_API_BASE_URL)
   --buy PLAN           also buy PLAN once, replay the purchase and wait until it is ready. THIS SPENDS MONEY: one
                        order, or two if the server ignores Idempotency-Key. The orders stay with the account.
   --json               print the findings as a JSON array of { assumption, holds, breaking, seen, effect }
-  --stack NAME         the stack whose config to read when the environment does not set the settings
+  --stack NAME         the stack whose config to read (default: the folder's current stack)
   --ready-timeout D    how long --buy waits for the order, such as 20m (default 20m)
+  --help               show this text
 
-The API key comes from PROXY_API_KEY, then the stack's proxy:apiKey; it is never printed.
-Exit status: 0 every breaking assumption holds; 1 one differs; 2 the check could not run.
+The settings come from where the provider takes them: the stack's config (read with the pulumi CLI), then the
+environment. The API key comes from the stack's proxy:apiKey, then PROXY_API_KEY; it is never printed.
+Exit status: 0 every breaking assumption holds; 1 the server answered and one differs; 2 nothing could be checked
+(bad arguments, no settings, no answer at the URL, the key refused, no API there).
 `;
 
 /** Runs the command with `args` (after `check-api`); resolves with the exit status. */
@@ -69,17 +75,22 @@ export async function runCheckCommand(args: string[], io: CommandIo): Promise<nu
   }
   const stackConfig = io.stackConfig ?? pulumiConfigGet;
   let settings: { baseUrl: string; apiKey: string };
+  const unread = new Set<string>();
   try {
-    // The flag, then the environment, then the stack's config (read only when needed: it runs the Pulumi CLI).
-    const fromFlagOrEnv = (key: string) => {
+    // The flag, then the stack's config, then the environment: the provider's order, so the check checks what `up` uses.
+    const setting = (key: string) => {
       if (key === CONFIG_KEYS.baseUrl.key && values["base-url"] !== undefined) return values["base-url"];
-      const setting = Object.values(CONFIG_KEYS).find((c) => c.key === key);
-      return setting ? io.env[setting.env] : undefined;
+      const fromStack = stackConfig(key, values.stack);
+      if (typeof fromStack === "string") return fromStack;
+      unread.add(fromStack.missing);
+      const env = Object.values(CONFIG_KEYS).find((c) => c.key === key)?.env;
+      return env ? io.env[env] : undefined;
     };
-    settings = resolveSettings((key) => fromFlagOrEnv(key) ?? stackConfig(key, values.stack), {}, values["base-url"] ? "--base-url" : undefined);
+    settings = resolveSettings(setting, {}, values["base-url"] ? "--base-url" : undefined);
   } catch (error) {
     if (!(error instanceof ConfigurationError)) throw error;
-    io.err(`check-api: ${error.message}\n`);
+    const why = [...unread].filter((reason) => reason !== "not set");
+    io.err(`check-api: ${error.message}${why.length > 0 ? ` (The stack's config was not read: ${why.join("; ")}.)` : ""}\n`);
     return 2;
   }
   if (!values.json) {
@@ -97,7 +108,7 @@ export async function runCheckCommand(args: string[], io: CommandIo): Promise<nu
   } else {
     io.out(summary(findings, values.buy !== undefined));
   }
-  return breaking ? 1 : 0;
+  return nothingChecked(findings) ? 2 : breaking ? 1 : 0;
 }
 
 /** One finding as the report shows it. */
@@ -113,6 +124,7 @@ function summary(findings: readonly Finding[], bought: boolean): string {
   const breaking = count((f) => f.breaking && f.holds === false);
   const differs = count((f) => !f.breaking && f.holds === false);
   const unknown = count((f) => f.holds === null);
+  if (nothingChecked(findings)) return `Nothing could be checked: ${findings[0]!.effect.replace(/^Nothing was checked: /, "")}\n`;
   const head = breaking > 0
     ? `${breaking} breaking assumption${breaking === 1 ? "" : "s"} differ${breaking === 1 ? "s" : ""}: do not point a stack at this server until ${breaking === 1 ? "it is" : "they are"} fixed.`
     : "Every breaking assumption holds: the provider can work with this server.";
@@ -121,16 +133,20 @@ function summary(findings: readonly Finding[], bought: boolean): string {
   return `${head} ${rest}${buy}\n`;
 }
 
-/** Reads the stack's config with the Pulumi CLI; undefined when it is not set or there is no stack here. */
-function pulumiConfigGet(key: string, stack: string | undefined): string | undefined {
+/** Reads the stack's config with the Pulumi CLI: the value, or why there is none. */
+function pulumiConfigGet(key: string, stack: string | undefined): string | { missing: string } {
   try {
     const value = execFileSync("pulumi", ["config", "get", key, ...(stack ? ["--stack", stack] : [])], {
       encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"],
+      stdio: ["ignore", "pipe", "pipe"],
       timeout: 30_000,
     });
-    return value.replace(/\r?\n$/, "") || undefined;
-  } catch {
-    return undefined;
+    return value.replace(/\r?\n$/, "") || { missing: "not set" };
+  } catch (error) {
+    const { code, stderr } = error as { code?: string; stderr?: string };
+    if (code === "ENOENT") return { missing: "the pulumi CLI is not on PATH" };
+    if (/configuration key .* not found/i.test(stderr ?? "")) return { missing: "not set" };
+    const said = (stderr ?? "").trim().split("\n").pop()?.replace(/^error:\s*/, "");
+    return { missing: said ? `pulumi config get said: ${said}` : "pulumi config get failed" };
   }
 }

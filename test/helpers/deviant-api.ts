@@ -110,6 +110,8 @@ export async function startDeviantApi(sandbox: Sandbox, deviation: Deviation): P
         delete out.location;
       }
       if (deviation === "camel-case") body = camelize(body);
+      // Such a server challenges for its own scheme, not the sandbox's Bearer.
+      if (deviation === "x-api-key-auth" && status === 401) out["www-authenticate"] = 'ApiKey header="X-Api-Key"';
       const json = JSON.stringify(body);
       res.writeHead(status, { ...out, "content-length": String(Buffer.byteLength(json)) });
       res.end(json);

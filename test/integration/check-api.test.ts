@@ -93,7 +93,7 @@ describe("check-api", () => {
 
   it("the command: --json prints { assumption, holds, breaking, seen, effect }, exit 0, and never the key", async () => {
     const out: string[] = [];
-    const io = { out: (t: string) => void out.push(t), err: (t: string) => void out.push(t), env: { PROXY_API_KEY: sandbox.current.apiKey }, stackConfig: () => undefined };
+    const io = { out: (t: string) => void out.push(t), err: (t: string) => void out.push(t), env: { PROXY_API_KEY: sandbox.current.apiKey }, stackConfig: () => ({ missing: "not set" }) };
     expect(await runCheckCommand(["--base-url", sandbox.current.url, "--json"], io)).toBe(0);
     const findings = JSON.parse(out.join("")) as Finding[];
     expect(Object.keys(findings[0] ?? {})).toEqual(["assumption", "holds", "breaking", "seen", "effect"]);
@@ -107,7 +107,7 @@ describe("check-api", () => {
       out: (t: string) => void out.push(t),
       err: (t: string) => void out.push(t),
       env,
-      stackConfig: (key: string) => config[key],
+      stackConfig: (key: string) => config[key] ?? { missing: "not set" },
     });
     expect(await runCheckCommand(["--base-url", deviant.url], io({ PROXY_API_KEY: sandbox.current.apiKey }))).toBe(1);
     expect(out.join("")).toContain("1 breaking assumption differs");
@@ -115,6 +115,37 @@ describe("check-api", () => {
     expect(out.join("")).toContain("pulumi config set proxy:baseUrl");
     const fromStack = io({}, { "proxy:baseUrl": sandbox.current.url, "proxy:apiKey": sandbox.current.apiKey });
     expect(await runCheckCommand([], fromStack)).toBe(0);
+    // The provider's order: the stack's config before the environment.
+    const both = io({ PROXY_API_BASE_URL: "http://127.0.0.1:9", PROXY_API_KEY: "sk_not_this_one" }, { "proxy:baseUrl": sandbox.current.url, "proxy:apiKey": sandbox.current.apiKey });
+    expect(await runCheckCommand([], both)).toBe(0);
+  });
+
+  it("the command says why the stack's config was not read when the settings are missing", async () => {
+    const out: string[] = [];
+    const io = { out: (t: string) => void out.push(t), err: (t: string) => void out.push(t), env: {}, stackConfig: () => ({ missing: "the pulumi CLI is not on PATH" }) };
+    expect(await runCheckCommand([], io)).toBe(2);
+    expect(out.join("")).toMatch(/The stack's config was not read: the pulumi CLI is not on PATH/);
+  });
+
+  it("the command: exit 2, with the fix, when nothing could be checked: no answer, a refused key, no API at the URL", async () => {
+    const run = async (args: string[], key: string) => {
+      const out: string[] = [];
+      const io = { out: (t: string) => void out.push(t), err: (t: string) => void out.push(t), env: { PROXY_API_KEY: key }, stackConfig: () => ({ missing: "not set" }) };
+      return { status: await runCheckCommand(args, io), said: out.join("") };
+    };
+    // A port nothing listens on: the sandbox's, once stopped.
+    const closed = await startSandbox({});
+    await closed.stop();
+    const noAnswer = await run(["--base-url", closed.url], sandbox.current.apiKey);
+    expect(noAnswer).toMatchObject({ status: 2 });
+    expect(noAnswer.said).toMatch(/Nothing could be checked: nothing answered at .*Check the base URL/);
+    const refused = await run(["--base-url", sandbox.current.url], "sk_not_this_account");
+    expect(refused).toMatchObject({ status: 2 });
+    expect(refused.said).toMatch(/Nothing could be checked: the server refused the key.*PROXY_API_KEY, or the stack's proxy:apiKey/);
+    expect(refused.said).not.toContain("sk_not_this_account");
+    const noApi = await run(["--base-url", `${sandbox.current.url}/elsewhere`, "--json"], sandbox.current.apiKey);
+    expect(noApi.status).toBe(2);
+    expect(noApi.said).toMatch(/Nothing was checked: .*Check the base URL/);
   });
 
   it.each([

@@ -27,7 +27,7 @@ const NOT_OURS = [
   "Cannot find module 'pulumi-proxy/provider'", // Node.js
   "TS6046", // TypeScript
   "no resource plugin 'pulumi-resource-proxy' found", // the Pulumi engine
-  "pulumi-resource-proxy: node: not found", // the shell
+  "/usr/bin/env: 'node': No such file or directory", // env(1), when the launcher finds no node
   "error downloading plugin proxy", // the Pulumi engine
   "pulumi", // the shell
 ];
