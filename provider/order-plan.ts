@@ -27,20 +27,22 @@ export interface OrderChange {
 /**
  * A new plan replaces the order, as does a spent one (failed, cancelled, expired), one inside its renewal window, or
  * a different order to adopt. A replacement that buys says so: the old order cannot be cancelled and stays billed.
+ * An order that lives at another API than the configured one (`elsewhere`, origin.ts) is never replaced for its state
+ * or its expiry: that would buy at an API it was not bought from, unasked (`--replace`, or a new plan, asks).
  */
-export function planOrderChange(olds: OrderOutputs, news: OrderInputs, now: number): OrderChange {
+export function planOrderChange(olds: OrderOutputs, news: OrderInputs, now: number, elsewhere = false): OrderChange {
   const replaces = replacingInputs(PROXY_ORDER).filter((name) => news[name as keyof OrderInputs] !== olds[name as keyof OrderInputs]);
-  if (isSpentState(olds.status)) replaces.push("status");
+  if (isSpentState(olds.status) && !elsewhere) replaces.push("status");
   const adopts = typeof news.adoptOrderId === "string" && news.adoptOrderId !== olds.orderId;
   if (adopts) replaces.push("adoptOrderId");
   // Judged by the renewBefore the program sets now, so a new window takes effect in the same `up`.
   const renewBefore = news.renewBefore === UNKNOWN ? olds.renewBefore : news.renewBefore;
   const expiry = assessExpiry({ ...olds, renewBefore }, now);
-  if (replacesOrder(expiry) && !adopts) replaces.push("expiresAt");
+  if (replacesOrder(expiry) && !adopts && !elsewhere) replaces.push("expiresAt");
   const updated = changedInputs(PROXY_ORDER, olds, news).filter((name) => !(adopts && name === "adoptOrderId"));
   const resumes = isPendingState(olds.status) && news.waitForReady !== false;
   const warnings: string[] = [];
-  const said = expiryMessage(olds.orderId, olds.planId, expiry, renewBefore ?? undefined);
+  const said = elsewhere ? undefined : expiryMessage(olds.orderId, olds.planId, expiry, renewBefore ?? undefined);
   if (said) warnings.push(said);
   if (replaces.some((key) => key !== "expiresAt") && !adopts) warnings.push(replacingOrder(olds, news.planId, news.planId === UNKNOWN));
   return {

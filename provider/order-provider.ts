@@ -65,11 +65,11 @@ export class OrderProvider implements Omit<Engine, "read"> {
 
   /** What changes, and whether it replaces the order; a replacement that follows the stored order plans its key. */
   async diff(_id: string, olds: OrderOutputs, news: OrderInputs) {
-    const change = planOrderChange(olds, news, this.core.clock.now());
-    for (const line of change.warnings) this.core.log.warn(line);
     const api = this.core.accountIfConfigured()?.api;
     const elsewhere = api && otherApi(olds, api);
-    if (api && elsewhere) this.core.log.warn(livesElsewhere(describeOrder(olds), elsewhere, api.baseUrl, "preview"));
+    const change = planOrderChange(olds, news, this.core.clock.now(), Boolean(elsewhere));
+    for (const line of change.warnings) this.core.log.warn(line);
+    if (api && elsewhere && change.replaces.length === 0) this.core.log.warn(livesElsewhere(describeOrder(olds), elsewhere, api.baseUrl, "preview"));
     // The successor of the same plan follows this order: its key is derived from it, so the create buys once.
     if (change.follows && news.idempotencyKey !== UNKNOWN) planSuccessor(news.idempotencyKey, olds);
     // `diffs` names every changed input for engines that show them (the plugin); the dynamic host ignores it.

@@ -72,6 +72,28 @@ describe("the stack pointed at another API", () => {
     expect(back.lines.filter((l) => l.includes("lives at"))).toEqual([]);
   });
 
+  it("an order that falls due or ends after the move is not renewed or replaced at either API; the preview says why", async () => {
+    const { id, outs } = await at(() => a.current).order.create(inputs({ renewBefore: "7d" }));
+    const elsewhere = at(() => b);
+    // Inside its renewal window (ready 29 days ago, its proxies expire in a day), and then expired: neither replaces it
+    // from over there.
+    const day = 86_400_000;
+    const due = { ...outs, readyAt: new Date(b.clock.now() - 29 * day).toISOString(), expiresAt: new Date(b.clock.now() + day).toISOString() };
+    const expired = { ...outs, status: "expired" as const, expiresAt: new Date(b.clock.now() - 1000).toISOString() };
+    for (const olds of [due, expired]) {
+      const diff = await elsewhere.order.diff(id, olds, inputs({ idempotencyKey: outs.idempotencyKey, renewBefore: "7d" }));
+      expect(diff, olds.status).toMatchObject({ changes: false, replaces: [] });
+    }
+    expect(elsewhere.lines.join("\n")).toMatch(new RegExp(`lives at ${a.current.url}.*Nothing will be read, renewed or bought for it at ${b.url}`, "s"));
+    expect(elsewhere.lines.join("\n")).not.toMatch(/renew(s|ing) it|replac(es|ing) it/i);
+    // Pointed back, the same order is due: the renewal is planned there, where it was bought.
+    const back = at(() => a.current);
+    const home = await back.order.diff(id, due, inputs({ idempotencyKey: outs.idempotencyKey, renewBefore: "7d" }));
+    expect(home.replaces).toEqual(["expiresAt"]);
+    expect(a.current.createdOrders).toHaveLength(1);
+    expect(b.createdOrders).toEqual([]);
+  });
+
   it("a fleet keeps its members there: no reads, no purchases, and the diff plans nothing for them", async () => {
     const here = at(() => a.current);
     const given = fleetInputs();
