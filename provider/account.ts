@@ -24,6 +24,8 @@ export class Account {
   readonly refreshes: RefreshLister;
   /** The fingerprints of other keys whose orders this key was seen reading: they share its account (origin.ts). */
   readonly witnessedKeys = new Set<string>();
+  /** Whether this key has read any order here: a `404` for an order that records no origin counts only then. */
+  readAnOrder = false;
   private readonly provisioning = new Map<string, ProvisioningTimes>();
   private tally: PurchaseTally | undefined;
 

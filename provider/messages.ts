@@ -187,6 +187,30 @@ export function livesElsewhere(what: string, recordedApi: string, configuredApi:
   );
 }
 
+/** The first `up` after an upgrade: an order of an earlier release is read once to record where it lives (origin.ts). */
+export function recordingOrigin(orderId: string, api: string): string {
+  return `proxy: order ${orderId} records no API (an earlier release bought it): this update reads it once at ${api} and records that it lives there; nothing is bought`;
+}
+
+/** An order of an earlier release that a read at the configured API did not find: left as it was (origin.ts). */
+export function originNotRecorded(orderId: string, api: string): string {
+  return (
+    `proxy: order ${orderId} records no API (an earlier release bought it), and ${api} did not show it, so where it lives ` +
+    "was not recorded and nothing was changed. If the stack moved APIs, point proxy:baseUrl back to the API that sold it " +
+    "and run `pulumi up` once. See docs/going-live.md."
+  );
+}
+
+/** A 404 for an order that records no API, where no order of the stack was found yet (origin.ts): the order is kept. */
+export function absenceUnrecorded(orderId: string, api: string): string {
+  return (
+    `GET /v1/orders/${orderId} answered 404 at ${api}, but the order records no API (an earlier release bought it) and no ` +
+    `other order was found at ${api} yet, so the stack may have moved APIs before its orders recorded where they live. ` +
+    `Order ${orderId} stays in the state. If the stack moved, point proxy:baseUrl back to the API that sold it and run ` +
+    "`pulumi up` once: each order then records where it lives. If the order is truly gone, remove it with `pulumi state delete <urn>`."
+  );
+}
+
 /** A 404 to a key that may belong to another account (origin.ts): the order is kept. */
 export function absenceOtherKey(orderId: string): string {
   return (

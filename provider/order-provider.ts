@@ -16,8 +16,19 @@ import { PROXY_ORDER } from "./definitions";
 import { purchaseKey, type ResourceIdentity } from "./idempotency";
 import { INPUT_DEFAULTS } from "./inputs";
 import { unchangedInList } from "./listing";
-import { adoptionGone, adoptionRefusal, goneWhileResuming, importNotFound, livesElsewhere, orderGone, untracked, untrackedButActive } from "./messages";
-import { originOf, otherApi, storedOrigin, witness } from "./origin";
+import {
+  adoptionGone,
+  adoptionRefusal,
+  goneWhileResuming,
+  importNotFound,
+  livesElsewhere,
+  orderGone,
+  originNotRecorded,
+  recordingOrigin,
+  untracked,
+  untrackedButActive,
+} from "./messages";
+import { originOf, otherApi, storedOrigin, unrecorded, witness } from "./origin";
 import { planOrderChange } from "./order-plan";
 import { inputsOf, storedOrder, toOutputs, withInputs, type OrderInputs, type OrderOutputs } from "./order-state";
 import { ProviderCore, type ConfigureArgs, type OperationOptions, type ProviderOptions } from "./provider-core";
@@ -70,10 +81,18 @@ export class OrderProvider implements Omit<Engine, "read"> {
     const change = planOrderChange(olds, news, this.core.clock.now(), Boolean(elsewhere));
     for (const line of change.warnings) this.core.log.warn(line);
     if (api && elsewhere && change.replaces.length === 0) this.core.log.warn(livesElsewhere(describeOrder(olds), elsewhere, api.baseUrl, "preview"));
+    // An order an earlier release recorded without its API: an update in place reads it once to record where it lives.
+    const records = api !== undefined && unrecorded(olds) && change.replaces.length === 0;
+    if (records) this.core.log.info(recordingOrigin(olds.orderId, api.baseUrl));
     // The successor of the same plan follows this order: its key is derived from it, so the create buys once.
     if (change.follows && news.idempotencyKey !== UNKNOWN) planSuccessor(news.idempotencyKey, olds);
     // `diffs` names every changed input for engines that show them (the plugin); the dynamic host ignores it.
-    return { changes: change.changes, replaces: change.replaces, diffs: change.diffs, deleteBeforeReplace: false };
+    return {
+      changes: change.changes || records,
+      replaces: change.replaces,
+      diffs: records ? [...change.diffs, "apiBaseUrl"] : change.diffs,
+      deleteBeforeReplace: false,
+    };
   }
 
   /** Buys the plan (once, by idempotency key), or adopts an existing order, and waits unless told not to. */
@@ -106,8 +125,9 @@ export class OrderProvider implements Omit<Engine, "read"> {
         log.warn(orderGone(id, "the state"));
         return {};
       }
+      // An order that records no API (an earlier release) was just found here: it lives here.
       const outs: OrderOutputs = {
-        ...toOutputs(props, order, props.purchaseKey ?? null, props),
+        ...toOutputs(props, order, props.purchaseKey ?? null, unrecorded(props) ? originOf(api) : props),
         ...(unchanged && props.expiresAt !== undefined ? { expiresAt: props.expiresAt } : {}),
       };
       const expiry = assessExpiry(outs, clock.now());
@@ -139,7 +159,7 @@ export class OrderProvider implements Omit<Engine, "read"> {
   /** Changes no purchase: resumes waiting for an order recorded before it was ready, else records the new inputs. */
   async update(id: string, olds: OrderOutputs, news: WithProvider<OrderInputs>, operation: OperationOptions = {}): Promise<{ outs: OrderOutputs }> {
     if (!(isPendingState(olds.status) && news.waitForReady)) {
-      return { outs: withInputs(olds, news) };
+      return { outs: unrecorded(olds) ? await this.recordOrigin(id, withInputs(olds, news)) : withInputs(olds, news) };
     }
     const account = this.core.account();
     const { api } = account;
@@ -155,6 +175,22 @@ export class OrderProvider implements Omit<Engine, "read"> {
     // An order recorded by an earlier release was just read at this API, so it lives here.
     const origin = olds.apiBaseUrl ? storedOrigin(olds) : originOf(api);
     return { outs: settleOrder(news, await this.core.flow.resume(account, order, olds.purchaseKey ?? null, request), origin).outs };
+  }
+
+  /**
+   * Records where an order of an earlier release lives, once a read at the configured API with the configured key
+   * finds it (origin.ts); one that is not found there stays as it was, with a line saying so: nothing is dropped here.
+   */
+  private async recordOrigin(id: string, outs: OrderOutputs): Promise<OrderOutputs> {
+    const account = this.core.account();
+    try {
+      const order = await this.core.flow.readOrder(account, id, outs);
+      if (order !== "gone") return { ...outs, ...originOf(account.api) };
+    } catch (error) {
+      if (!(error instanceof ProxyError)) throw error;
+    }
+    this.core.log.warn(originNotRecorded(id, account.api.baseUrl));
+    return outs;
   }
 
   /** The API cannot cancel an order: this only stops tracking it. */

@@ -8,9 +8,11 @@
  *   order counts only once that key has been seen reading another order bought with the same key: a key rotated
  *   within the account sees the account's other orders; a key of another account does not. A lone order read with a
  *   rotated key is therefore kept, and the message says how to drop it by hand.
- * - An order recorded by an earlier release has neither field, and is treated as before: at the configured API,
- *   bought with the configured key. Nothing is written to the state until the order is next created or updated, so a
- *   stack of that release takes over without a change.
+ * - An order recorded by an earlier release has neither field. It learns them where a read proves it lives: a
+ *   refresh that finds it at the configured API with the configured key records them, and so does the first `up` after
+ *   the upgrade (an update in place that reads the order once; order-provider.ts). Until then a `404` speaks for it
+ *   only once this process has read some other order at the configured API: a stack that moved APIs before its orders
+ *   recorded where they live finds none of them there, and keeps them all.
  */
 import type { ProxyApiClient } from "../client/client";
 
@@ -53,25 +55,34 @@ export function otherApi(origin: OrderOrigin | undefined, api: ApiIdentity): str
 }
 
 /**
- * An account's key as origin.ts judges it: its API, and the fingerprints of the keys whose orders it has been seen
- * reading in this process, the evidence that a key belongs to the account of an order it did not buy (account.ts).
+ * An account's key as origin.ts judges it: its API, the fingerprints of the keys whose orders it has been seen reading
+ * in this process (the evidence that a key belongs to the account of an order it did not buy), and whether it has read
+ * any order at all (account.ts).
  */
 export interface WitnessingKey {
   api: ApiIdentity;
   witnessedKeys: Set<string>;
+  readAnOrder: boolean;
 }
 
-/** Records that `account`'s key read an order bought with the key of `origin` (so both keys see one account). */
+/** Records that `account`'s key read an order of `origin` (so both keys see one account, and orders live here). */
 export function witness(account: WitnessingKey, origin: OrderOrigin | undefined): void {
+  account.readAnOrder = true;
   const fingerprint = origin?.apiKeyFingerprint;
   if (fingerprint !== undefined && fingerprint !== account.api.keyFingerprint) account.witnessedKeys.add(fingerprint);
 }
 
+/** Whether the order records no origin: an earlier release made it (undefined: nothing is known of it, as on import). */
+export function unrecorded(origin: OrderOrigin | undefined): boolean {
+  return origin !== undefined && !origin.apiBaseUrl;
+}
+
 /**
- * Whether a `404` to `account`'s key may speak for an order of `origin`: the key bought it, the order records no key,
- * or the key has been seen reading another order bought with the same key.
+ * Whether a `404` to `account`'s key may speak for an order of `origin`: the key bought it, or has been seen reading
+ * another order bought with the same key; for an order that records no origin, once the key has read any order here.
  */
 export function keySeesAccount(account: WitnessingKey, origin: OrderOrigin | undefined): boolean {
+  if (unrecorded(origin)) return account.readAnOrder;
   const fingerprint = origin?.apiKeyFingerprint;
   return fingerprint === undefined || fingerprint === account.api.keyFingerprint || account.witnessedKeys.has(fingerprint);
 }

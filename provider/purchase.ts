@@ -13,8 +13,8 @@ import type { Order } from "../contract/types";
 import { confirmApiAnswers, confirmOrderGone, OrderAbsenceUnconfirmedError } from "./absence";
 import { formatDuration } from "./duration";
 import { keyAfterRemovedOrder, nextPurchaseKey } from "./idempotency";
-import { absenceOtherKey } from "./messages";
-import { keySeesAccount, witness, type OrderOrigin } from "./origin";
+import { absenceOtherKey, absenceUnrecorded } from "./messages";
+import { keySeesAccount, unrecorded, witness, type OrderOrigin } from "./origin";
 import { assessExpiry, orderExpiry, replacesOrder } from "./renewal";
 import type { Account } from "./account";
 import type { PlanProvisioningTimes } from "./provisioning";
@@ -101,7 +101,7 @@ class OrderPurchases implements PurchaseFlow {
       if (!(error instanceof NotFoundError)) throw error;
       const found = await confirmOrderGone(api, id, error);
       if (found === "gone" && !keySeesAccount(account, origin)) {
-        throw new OrderAbsenceUnconfirmedError(absenceOtherKey(id), {
+        throw new OrderAbsenceUnconfirmedError(unrecorded(origin) ? absenceUnrecorded(id, api.baseUrl) : absenceOtherKey(id), {
           status: error.status,
           code: "absence_unconfirmed",
           requestId: error.requestId,

@@ -135,13 +135,53 @@ describe("a 404 to another key", () => {
     expect(await rotated.order.read(gone.id, gone.outs)).toEqual({});
   });
 
-  it("drops an order the same key bought, and one recorded by an earlier release, as before", async () => {
+  it("drops an order the same key bought, and one recorded by an earlier release once another order was found there", async () => {
     const { id, outs } = await at(() => a.current).order.create(inputs());
+    const sibling = await at(() => a.current).order.create(inputs());
     const legacy = await at(() => a.current).order.create(inputs());
-    const { apiBaseUrl: _u, apiKeyFingerprint: _k, ...legacyOuts } = legacy.outs;
     a.current.removeOrder(id);
     a.current.removeOrder(legacy.id);
     expect(await at(() => a.current).order.read(id, outs)).toEqual({});
-    expect(await at(() => a.current).order.read(legacy.id, legacyOuts)).toEqual({});
+    expect((await at(() => a.current).order.read(sibling.id, sibling.outs)).id).toBe(sibling.id);
+    expect(await at(() => a.current).order.read(legacy.id, asEarlierRelease(legacy.outs))).toEqual({});
+  });
+});
+
+/** Outputs as an earlier release recorded them: no API, no key fingerprint. */
+function asEarlierRelease<T extends { apiBaseUrl?: string; apiKeyFingerprint?: string }>(outs: T): Omit<T, "apiBaseUrl" | "apiKeyFingerprint"> {
+  const { apiBaseUrl: _u, apiKeyFingerprint: _k, ...rest } = outs;
+  return rest;
+}
+
+describe("an order recorded by an earlier release (no API recorded)", () => {
+  it("records where it lives on the first up (an update in place that reads it once, buying nothing), or on a refresh", async () => {
+    const bought = await at(() => a.current).order.create(inputs());
+    const olds = asEarlierRelease(bought.outs);
+    const here = at(() => a.current);
+    const news = inputs({ idempotencyKey: bought.outs.idempotencyKey });
+    const diff = await here.order.diff(bought.id, olds, news);
+    expect(diff).toMatchObject({ changes: true, replaces: [] });
+    expect(diff.diffs).toContain("apiBaseUrl");
+    expect(here.lines.join("\n")).toContain(`order ${bought.id} records no API`);
+    const { outs } = await here.order.update(bought.id, olds, news);
+    expect(outs).toMatchObject({ orderId: bought.id, apiBaseUrl: a.current.url, apiKeyFingerprint: bought.outs.apiKeyFingerprint });
+    expect(await here.order.diff(bought.id, outs, news)).toMatchObject({ changes: false });
+    const refreshed = await at(() => a.current).order.read(bought.id, olds);
+    expect(refreshed.props).toMatchObject({ apiBaseUrl: a.current.url });
+    expect(a.current.createdOrders).toHaveLength(1);
+  });
+
+  it("moved before it recorded where it lives: the other API's 404 drops nothing, and the way back is named", async () => {
+    const bought = await at(() => a.current).order.create(inputs());
+    const olds = asEarlierRelease(bought.outs);
+    const elsewhere = at(() => b);
+    const error = await elsewhere.order.read(bought.id, olds).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OrderAbsenceUnconfirmedError);
+    expect((error as Error).message).toMatch(new RegExp(`records no API.*stays in the state.*point proxy:baseUrl back.*pulumi up`, "s"));
+    // An up there records nothing and changes nothing.
+    const { outs } = await elsewhere.order.update(bought.id, olds, inputs({ idempotencyKey: bought.outs.idempotencyKey }));
+    expect(outs).toEqual(expect.not.objectContaining({ apiBaseUrl: expect.anything() }));
+    expect(elsewhere.lines.join("\n")).toMatch(/did not show it, so where it lives was not recorded/);
+    expect(b.createdOrders).toEqual([]);
   });
 });
