@@ -2,16 +2,21 @@
  * A stack moved from one API to another and back, with the real CLI (provider/origin.ts, docs/going-live.md): for a
  * dynamic ProxyOrder, a ProxyOrder through the installed plugin and a ProxyFleet. Preview, up and refresh at the other
  * API drop no order and buy nothing, and name both APIs; pointing back changes nothing; `up --replace` buys anew there,
- * shown by its preview. A stack whose state was written by the last release (no API recorded) takes over quietly.
+ * shown by its preview. A stack made by the previous release (its real code, packed), upgraded with `npm install`,
+ * records where its orders live on its first `up` and then moves the same way.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "../../sandbox";
 import { installPluginWithoutNode } from "../helpers/plugin-archive";
-import type { JsonSummary } from "../helpers/pulumi";
+import { REPO_ROOT, type JsonSummary } from "../helpers/pulumi";
 import { useStack, type StackUnderTest } from "../helpers/stack";
+
+/** The release before orders recorded where they live, packed (test/fixtures/previous-release). */
+const PREVIOUS_RELEASE = join(REPO_ROOT, "test", "fixtures", "previous-release", "pulumi-proxy-0.1.0-0a11d9d.tgz");
 
 /** The other API: another sandbox, another account's key. */
 let other: Sandbox;
@@ -60,25 +65,6 @@ async function moveAndBack(stack: StackUnderTest, held: () => Promise<string[]>)
   expect(sandbox.createdOrders).toHaveLength(bought);
 }
 
-/** The state as the last release wrote it: no API recorded on any order. */
-async function asLastRelease(stack: StackUnderTest): Promise<void> {
-  const { program } = stack;
-  const { text } = await program.exportState();
-  const state = JSON.parse(text) as { deployment: { resources?: Array<{ outputs?: Record<string, unknown> }> } };
-  const strip = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.map(strip);
-    if (value !== null && typeof value === "object") {
-      return Object.fromEntries(Object.entries(value).filter(([k]) => k !== "apiBaseUrl" && k !== "apiKeyFingerprint").map(([k, v]) => [k, strip(v)]));
-    }
-    return value;
-  };
-  for (const resource of state.deployment.resources ?? []) if (resource.outputs) resource.outputs = strip(resource.outputs) as Record<string, unknown>;
-  const file = join(mkdtempSync(join(tmpdir(), "pulumi-proxy-state-")), "state.json");
-  writeFileSync(file, JSON.stringify(state));
-  await program.run(["stack", "import", "--file", file]);
-  expect((await program.exportState()).text).not.toContain("apiBaseUrl");
-}
-
 /** The order ids of the stack's ProxyOrders. */
 const orderIds = (stack: StackUnderTest) => async () =>
   (await stack.program.exportState()).resources.filter((r) => r.type.endsWith("ProxyOrder")).map((r) => String(r.id));
@@ -122,16 +108,41 @@ describe("a ProxyOrder through the installed plugin moved to another API and bac
   }, 600_000);
 });
 
-describe("a stack of the last release (no API recorded) under this one (real CLI)", () => {
-  const stack = useStack("examples/quickstart", { stack: "upgraded", sandbox: { provisioningMs: 500 } });
+describe("a stack of the previous release, upgraded with npm install, then moved and back (real CLI)", () => {
+  let outside: string;
+  const stack = useStack("examples/quickstart", {
+    stack: "upgraded",
+    sandbox: { provisioningMs: 500 },
+    installedDir: () => {
+      // The quickstart where a user keeps it, with the release before origins installed from its packed tarball.
+      outside = mkdtempSync(join(tmpdir(), "pulumi-proxy-upgrade-"));
+      const dir = join(outside, "quickstart");
+      cpSync(join(REPO_ROOT, "examples", "quickstart"), dir, { recursive: true });
+      execFileSync("npm", ["install", "--no-audit", "--no-fund", PREVIOUS_RELEASE], { cwd: dir, stdio: "pipe" });
+      return dir;
+    },
+  });
+  afterAll(() => rmSync(outside, { recursive: true, force: true }));
 
-  it("takes over quietly: no change, no drift, nothing bought", async () => {
+  it("records where its orders live on the first up, then moves and comes back: nothing dropped, nothing bought", async () => {
     const { program, sandbox } = stack;
     await program.up();
-    await asLastRelease(stack);
+    const orders = await orderIds(stack)();
+    expect((await program.exportState()).text).not.toContain("apiBaseUrl");
+    // The upgrade, as a user makes it: this package's tarball over the previous one.
+    const packed = JSON.parse(
+      execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", outside], { cwd: REPO_ROOT, encoding: "utf8" }),
+    ) as Array<{ filename: string }>;
+    execFileSync("npm", ["install", "--no-audit", "--no-fund", join(outside, packed[0]?.filename ?? "")], { cwd: program.dir, stdio: "pipe" });
+    const preview = await program.preview();
+    expect(proxyOps(preview)).toEqual(["update"]);
+    expect(said(preview)).toContain("records no API (an earlier release bought it)");
+    await program.up();
+    expect((await program.exportState()).text).toContain(`"apiBaseUrl": "${sandbox.url}"`);
     await program.preview("--expect-no-changes");
-    await program.refresh("--expect-no-changes");
-    await program.preview("--expect-no-changes");
+    await moveAndBack(stack, orderIds(stack));
+    expect(await orderIds(stack)()).toEqual(orders);
     expect(sandbox.createdOrders).toHaveLength(1);
+    expect(other.createdOrders).toEqual([]);
   }, 600_000);
 });
