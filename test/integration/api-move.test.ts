@@ -171,6 +171,16 @@ describe("an order recorded by an earlier release (no API recorded)", () => {
     expect(a.current.createdOrders).toHaveLength(1);
   });
 
+  it("a fleet's members record where they live on a refresh that finds them, and none is dropped by another API", async () => {
+    const { id, outs } = await at(() => a.current).fleet.create(fleetInputs());
+    const olds = { ...outs, members: outs.members.map(asEarlierRelease) };
+    const moved = await at(() => b).fleet.read(id, olds).catch((e: unknown) => e);
+    expect(moved).toBeInstanceOf(OrderAbsenceUnconfirmedError);
+    const home = await at(() => a.current).fleet.read(id, olds);
+    expect(home.props?.members.map((m) => m.apiBaseUrl)).toEqual(outs.members.map(() => a.current.url));
+    expect(b.createdOrders).toEqual([]);
+  });
+
   it("moved before it recorded where it lives: the other API's 404 drops nothing, and the way back is named", async () => {
     const bought = await at(() => a.current).order.create(inputs());
     const olds = asEarlierRelease(bought.outs);
