@@ -25,7 +25,7 @@ namespace PulumiProxy.Proxy
         public Output<string?> AdoptOrderId { get; private set; } = null!;
 
         /// <summary>
-        /// The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md). Absent for an order recorded by version 0.1.0, which did not record it.
+        /// The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md). Absent for an order an earlier build of this package recorded, until a refresh or up finds it at the configured API.
         /// </summary>
         [Output("apiBaseUrl")]
         public Output<string?> ApiBaseUrl { get; private set; } = null!;

@@ -20,7 +20,7 @@ type ProxyOrder struct {
 
 	// The id of an order that already exists (`ord_...`), to track it instead of buying one, for example after a lost state or a moved resource. Create reads the order, checks that it is for `planId`, and waits for it like a purchase; changing it to another order replaces the resource, and removing it later is an update in place that calls nothing. Through the plugin, `pulumi import` does the same for a new resource; dynamic resources cannot be imported, so with the dynamic provider this is the way back.
 	AdoptOrderId pulumi.StringPtrOutput `pulumi:"adoptOrderId"`
-	// The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md). Absent for an order recorded by version 0.1.0, which did not record it.
+	// The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md). Absent for an order an earlier build of this package recorded, until a refresh or up finds it at the configured API.
 	ApiBaseUrl pulumi.StringPtrOutput `pulumi:"apiBaseUrl"`
 	// A one-way fingerprint of the API key the order was bought with (never the key). A `404` from a key that is not this one drops the order from the state only when that key still sees another order of the same key, that is, the same account.
 	ApiKeyFingerprint pulumi.StringPtrOutput `pulumi:"apiKeyFingerprint"`
@@ -229,7 +229,7 @@ func (o ProxyOrderOutput) AdoptOrderId() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ProxyOrder) pulumi.StringPtrOutput { return v.AdoptOrderId }).(pulumi.StringPtrOutput)
 }
 
-// The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md). Absent for an order recorded by version 0.1.0, which did not record it.
+// The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md). Absent for an order an earlier build of this package recorded, until a refresh or up finds it at the configured API.
 func (o ProxyOrderOutput) ApiBaseUrl() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ProxyOrder) pulumi.StringPtrOutput { return v.ApiBaseUrl }).(pulumi.StringPtrOutput)
 }

@@ -122,7 +122,7 @@ func (o FleetCredentialArrayOutput) Index(i pulumi.IntInput) FleetCredentialOutp
 
 // One order of a fleet, in the slot it fills.
 type FleetMember struct {
-	// The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md). Absent for an order recorded by version 0.1.0, which did not record it.
+	// The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md). Absent for an order an earlier build of this package recorded, until a refresh or up finds it at the configured API.
 	ApiBaseUrl *string `pulumi:"apiBaseUrl"`
 	// A one-way fingerprint of the API key the order was bought with (never the key). A `404` from a key that is not this one drops the order from the state only when that key still sees another order of the same key, that is, the same account.
 	ApiKeyFingerprint *string `pulumi:"apiKeyFingerprint"`
@@ -159,7 +159,7 @@ func (o FleetMemberOutput) ToFleetMemberOutputWithContext(ctx context.Context) F
 	return o
 }
 
-// The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md). Absent for an order recorded by version 0.1.0, which did not record it.
+// The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md). Absent for an order an earlier build of this package recorded, until a refresh or up finds it at the configured API.
 func (o FleetMemberOutput) ApiBaseUrl() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v FleetMember) *string { return v.ApiBaseUrl }).(pulumi.StringPtrOutput)
 }

@@ -198,7 +198,7 @@ class FleetMember(dict):
         :param builtins.str order_id: The order id, such as `ord_...`.
         :param builtins.int slot: The member's slot, 0 to `orders` - 1: its purchase key is derived from it.
         :param builtins.str status: `pending`, `provisioning`, `active`, `failed`, `cancelled` or `expired`, as of the last create, update or refresh.
-        :param builtins.str api_base_url: The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md). Absent for an order recorded by version 0.1.0, which did not record it.
+        :param builtins.str api_base_url: The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md). Absent for an order an earlier build of this package recorded, until a refresh or up finds it at the configured API.
         :param builtins.str api_key_fingerprint: A one-way fingerprint of the API key the order was bought with (never the key). A `404` from a key that is not this one drops the order from the state only when that key still sees another order of the same key, that is, the same account.
         :param builtins.str created_at: When the order was placed (RFC 3339).
         :param builtins.str expires_at: When the order expires (RFC 3339).
@@ -252,7 +252,7 @@ class FleetMember(dict):
     @pulumi.getter(name="apiBaseUrl")
     def api_base_url(self) -> Optional[builtins.str]:
         """
-        The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md). Absent for an order recorded by version 0.1.0, which did not record it.
+        The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md). Absent for an order an earlier build of this package recorded, until a refresh or up finds it at the configured API.
         """
         return pulumi.get(self, "api_base_url")
 

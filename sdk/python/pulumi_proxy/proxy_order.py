@@ -271,7 +271,7 @@ class ProxyOrder(pulumi.CustomResource):
     @pulumi.getter(name="apiBaseUrl")
     def api_base_url(self) -> pulumi.Output[Optional[builtins.str]]:
         """
-        The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md). Absent for an order recorded by version 0.1.0, which did not record it.
+        The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md). Absent for an order an earlier build of this package recorded, until a refresh or up finds it at the configured API.
         """
         return pulumi.get(self, "api_base_url")
 
