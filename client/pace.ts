@@ -77,11 +77,6 @@ export class Pace {
 
   constructor(private readonly pauseWithoutRetryAfterMs: number) {}
 
-  /** Whether a rate was learned from a `429` (for tests and the summary). */
-  get learnedRate(): boolean {
-    return this.cut !== undefined;
-  }
-
   /** The earliest time the next request may go, with `inFlight` unanswered and `waiting` held; Infinity: an answer. */
   nextAt(now: number, inFlight: number, waiting: number): number {
     const at = Math.max(now, this.pausedUntil);
@@ -94,7 +89,7 @@ export class Pace {
     return learned;
   }
 
-  /** A request went at `now`, with `inFlight` others unanswered. */
+  /** A request went at `now`. */
   sent(now: number): void {
     this.firstSentAt ??= now;
     this.lastSentAt = now;
