@@ -14,7 +14,7 @@
  *    of its limit), and the requests are spaced so that no more than `share` of it goes in one of its periods; without,
  *    once less than half is left, its last request.
  * 4. **The last answer had none**: requests go at once, at most `window` in flight (1, one more per success up to 2,
- *    then one more per window's worth: TCP's slow start) until the first `429`. From then on, a rate: `0.7 W`, where W
+ *    then one more per two windows' worth: TCP's slow start) until the first `429`. From then on, a rate: `0.7 W`, where W
  *    is what the API accepted over the last 3 s, growing back on a cubic curve as TCP CUBIC and the AWS SDKs' adaptive
  *    retry mode do (`W (1 + 0.3 ((t − 3) / 3)³)` t seconds after the cut: back at W after 3 s, 1.3 W after 6 s; the
  *    curve scales with W, so that stacks of a few requests a second each probe no faster than one alone). It is never
@@ -36,7 +36,11 @@ const ACCEPTED_WINDOW_MS = 3000;
 const MIN_RATE = 1;
 /** The share of a hinted rate used. */
 const HINTED_SHARE = 0.95;
-/** The slow start's window grows by one per answer up to this, then by one per window's worth of answers. */
+/**
+ * The slow start's window grows by one per answer up to this, then by one per two windows' worth of answers (TCP's
+ * congestion avoidance with delayed acknowledgements): what is in flight when an unknown limit is first met is
+ * refused, and one per round trip met it with 10 of 200 ProxyOrders' 413 requests in flight (2.4%).
+ */
 const SLOW_START_THRESHOLD = 2;
 
 /** One answer, as the pace takes it in. */
@@ -117,7 +121,7 @@ export class Pace {
     while (this.accepted.length > 0 && this.accepted[0]! < now - ACCEPTED_WINDOW_MS) this.accepted.shift();
     if (!refused) {
       this.accepted.push(now);
-      if (!q && !this.cut) this.window += this.window < SLOW_START_THRESHOLD ? 1 : 1 / this.window;
+      if (!q && !this.cut) this.window += this.window < SLOW_START_THRESHOLD ? 1 : 0.5 / this.window;
       return;
     }
     // The 429s of requests sent before the last cut are that cut's episode.
