@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Clock } from "../../client/clock";
 import { BudgetDeadlineError, RequestBudget, type Permit, type RequestPriority } from "../../client/budget";
 import { HINT_FORMS, rateLimitHeaders, type HintForm } from "../../contract/rate-limit";
@@ -183,8 +183,18 @@ describe("request budget: the pace with hints", () => {
     expect(permits.map((p) => p.heldMs)).toEqual(Array(24).fill(0));
   });
 
-  for (const form of HINT_FORMS) {
-    it(`never sends more than the hinted quota in a window (${form})`, async () => {
+  describe.each(HINT_FORMS)("in the %s form", (form) => {
+    // The forms with a Unix-time reset are read against the real time: it stands still here, on a whole second, so
+    // that where in its second the machine's clock is does not decide the run.
+    beforeEach(() => {
+      vi.useFakeTimers({ toFake: ["Date"] });
+      vi.setSystemTime(Date.UTC(2026, 10, 27, 10, 0, 0));
+    });
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it("never sends more than the hinted quota in a window", async () => {
       const api = fixedWindows(5, form);
       const run = await stacksOnOneKey(api, [60]);
       expect(run.done).toBe(true);
@@ -192,16 +202,16 @@ describe("request budget: the pace with hints", () => {
       expect(Math.max(...api.counted.values())).toBeLessThanOrEqual(5);
     });
 
-    it(`shares a token bucket between stacks that know nothing of each other, each at its part, hardly a 429 (${form})`, async () => {
+    it("shares a token bucket between stacks that know nothing of each other, each at its part, hardly a 429", async () => {
       const run = await stacksOnOneKey(tokenBucket(10, form), [100, 100, 100, 100], { starts: [0, 0, 0, 2000] });
       expect(run.done).toBe(true);
       expect(run.refused / run.sent).toBeLessThanOrEqual(0.02);
       // 400 requests at 10 a second: 40 s with the key always busy; the late stack ends with the others.
       expect(Math.max(...run.ends)).toBeLessThanOrEqual(40_000 * 1.15);
-      // None took the key for itself: each had its part to the end.
-      expect(Math.min(...run.ends)).toBeGreaterThanOrEqual(40_000 * 0.75);
+      // None took the key for itself (alone, a stack's 100 go in about 10 s): each had its part nearly to the end.
+      expect(Math.min(...run.ends)).toBeGreaterThanOrEqual(40_000 * 0.6);
     });
-  }
+  });
 
   it("spends a share of the key and no more, alone or beside others", async () => {
     for (const api of [tokenBucket(10), fixedWindows(10)]) {
