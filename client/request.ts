@@ -66,9 +66,9 @@ export interface ClientOptions {
   /** Called before each retry after an error (for logs); not for a `429`, which is a wait. It receives no secret. */
   onRetry?: (event: RetryEvent) => void;
   /**
-   * The most of the key's rate limit this client's budget uses, in percent (1 to 100), once the rate is known from
-   * hints or a 429; until then a share below 100 starts the budget by rate (client/pacer.ts). Clients sharing a
-   * budget share the smallest share any of them asked for. @default 100
+   * The most of the key's rate limit this client's budget uses, in percent (1 to 100): of each quota the hints report,
+   * and of the rate a 429's hints imply (client/pace.ts). Clients sharing a budget share the smallest share any of
+   * them asked for. @default 100
    */
   maxRateShare?: number;
 }

@@ -338,7 +338,7 @@ export const PROVIDER_SETTINGS = {
       type: "integer",
       presence: "optional",
       description:
-        "The most of the API key's rate limit this provider uses, as a whole percent from 1 to 100 (default 100): leave room for other users of the key, such as an application. It applies once the key's rate is known (from its `RateLimit-*` hints, or learned from a `429`); until then a share below 100 starts at 2 requests a second, doubling every half second. Falls back to `PROXY_API_MAX_RATE_SHARE`.",
+        "The most of the API key's rate limit this provider uses, as a whole percent from 1 to 100 (default 100): leave room for other users of the key, such as an application. It acts from the first request on: on each quota the API's rate-limit hints report, and on the rate a `429`'s hints imply (without any hints, on the most the key took from this provider). Falls back to `PROXY_API_MAX_RATE_SHARE`.",
     },
   },
 } as const;
