@@ -32,7 +32,7 @@ import { fleetId, purchaseKey, type ResourceIdentity } from "./idempotency";
 import { INPUT_DEFAULTS } from "./inputs";
 import { listForOrders, unchangedInList } from "./listing";
 import { importNotFound, livesElsewhere, memberDropped, orderGone, untracked, untrackedButActive } from "./messages";
-import { originOf, otherApi, storedOrigin, unrecorded, witness, type ApiIdentity } from "./origin";
+import { foundAt, originOf, otherApi, witness, type ApiIdentity } from "./origin";
 import { ProviderCore, type ConfigureArgs, type OperationOptions, type ProviderOptions } from "./provider-core";
 import type { WithProvider } from "./pulumi-host";
 import { orderExpiry } from "./renewal";
@@ -239,7 +239,7 @@ export class FleetProvider implements Omit<Engine, "read"> {
           const stored = seen.stored.get(member.orderId);
           if (stored) seen.known.set(member.orderId, stored);
           // A member an earlier release recorded without its API was just found here: it lives here.
-          return held && unrecorded(member) ? { ...member, ...originOf(account.api) } : member;
+          return held ? { ...member, ...foundAt(member, account.api) } : member;
         }
         const order = await this.core.flow.readOrder(account, member.orderId, member);
         if (order === "gone") {
@@ -247,7 +247,7 @@ export class FleetProvider implements Omit<Engine, "read"> {
           return undefined;
         }
         seen.known.set(order.id, proxiesOf(order));
-        return memberOf(member.slot, order, member.purchaseKey, orderExpiry(order), unrecorded(member) ? originOf(account.api) : storedOrigin(member));
+        return memberOf(member.slot, order, member.purchaseKey, orderExpiry(order), foundAt(member, account.api));
       }),
     );
     return refreshed.filter((m): m is FleetMember => m !== undefined);

@@ -28,7 +28,7 @@ import {
   untracked,
   untrackedButActive,
 } from "./messages";
-import { originOf, otherApi, storedOrigin, unrecorded, witness } from "./origin";
+import { foundAt, originOf, otherApi, unrecorded, witness } from "./origin";
 import { planOrderChange } from "./order-plan";
 import { inputsOf, storedOrder, toOutputs, withInputs, type OrderInputs, type OrderOutputs } from "./order-state";
 import { ProviderCore, type ConfigureArgs, type OperationOptions, type ProviderOptions } from "./provider-core";
@@ -127,7 +127,7 @@ export class OrderProvider implements Omit<Engine, "read"> {
       }
       // An order that records no API (an earlier release) was just found here: it lives here.
       const outs: OrderOutputs = {
-        ...toOutputs(props, order, props.purchaseKey ?? null, unrecorded(props) ? originOf(api) : props),
+        ...toOutputs(props, order, props.purchaseKey ?? null, foundAt(props, api)),
         ...(unchanged && props.expiresAt !== undefined ? { expiresAt: props.expiresAt } : {}),
       };
       const expiry = assessExpiry(outs, clock.now());
@@ -172,9 +172,7 @@ export class OrderProvider implements Omit<Engine, "read"> {
     const order = await this.core.flow.readOrder(account, id, olds);
     if (order === "gone") throw new ProxyError(goneWhileResuming(id), "order_gone");
     const request = { deadline: this.core.deadlineOf(news, operation), signal: operation.signal };
-    // An order recorded by an earlier release was just read at this API, so it lives here.
-    const origin = olds.apiBaseUrl ? storedOrigin(olds) : originOf(api);
-    return { outs: settleOrder(news, await this.core.flow.resume(account, order, olds.purchaseKey ?? null, request), origin).outs };
+    return { outs: settleOrder(news, await this.core.flow.resume(account, order, olds.purchaseKey ?? null, request), foundAt(olds, api)).outs };
   }
 
   /**
@@ -185,7 +183,7 @@ export class OrderProvider implements Omit<Engine, "read"> {
     const account = this.core.account();
     try {
       const order = await this.core.flow.readOrder(account, id, outs);
-      if (order !== "gone") return { ...outs, ...originOf(account.api) };
+      if (order !== "gone") return { ...outs, ...foundAt(outs, account.api) };
     } catch (error) {
       if (!(error instanceof ProxyError)) throw error;
     }

@@ -30,6 +30,14 @@ export function originOf(api: ApiIdentity): Required<OrderOrigin> {
   return { apiBaseUrl: api.baseUrl, apiKeyFingerprint: api.keyFingerprint };
 }
 
+/**
+ * The origin an order just found at `api` records: its own, or, for one an earlier release recorded without it,
+ * `api`'s (the read proves it lives there).
+ */
+export function foundAt(origin: OrderOrigin | undefined, api: ApiIdentity): OrderOrigin {
+  return origin?.apiBaseUrl ? storedOrigin(origin) : originOf(api);
+}
+
 /** The origin's fields as stored, leaving out those an earlier release did not record. */
 export function storedOrigin(origin: OrderOrigin | undefined): OrderOrigin {
   return {
