@@ -284,18 +284,7 @@ export class RequestSender {
         url.searchParams.set(name, value);
       }
     }
-    const headers: Record<string, string> = {
-      authorization: `Bearer ${this.options.apiKey}`,
-      accept: "application/json",
-      "user-agent": USER_AGENT,
-    };
-    if (req.body !== undefined) {
-      headers["content-type"] = "application/json";
-    }
-    if (req.idempotencyKey !== undefined) {
-      headers["idempotency-key"] = req.idempotencyKey;
-    }
-
+    const headers = this.headersOf(req);
     const remaining = deadline - this.clock.now();
     if (remaining <= 0) {
       return this.connectionError(req.method, path, "deadline", "the call's deadline passed before the request was sent");
@@ -322,7 +311,8 @@ export class RequestSender {
         signal: req.signal ? AbortSignal.any([req.signal, timeout]) : timeout,
       });
       const responseHeaders = flattenHeaders(res.headers);
-      const retryAfterMs = parseRetryAfter(responseHeaders["retry-after"]);
+      // An HTTP date is the API's time, read against the real time (clock.ts).
+      const retryAfterMs = parseRetryAfter(responseHeaders["retry-after"], Date.now());
       permit.settle({ status: res.statusCode, headers: responseHeaders, retryAfterMs });
       const requestId = responseHeaders["x-request-id"];
       const text = await readBounded(res.body, this.options.maxResponseBytes);
@@ -352,6 +342,17 @@ export class RequestSender {
       const { code, message } = describeNetworkError(error);
       return this.connectionError(req.method, path, code, message);
     }
+  }
+
+  /** The request's headers: the key, JSON, this package's user agent, and the idempotency key of a POST. */
+  private headersOf(req: ApiRequest): Record<string, string> {
+    return {
+      authorization: `Bearer ${this.options.apiKey}`,
+      accept: "application/json",
+      "user-agent": USER_AGENT,
+      ...(req.body === undefined ? {} : { "content-type": "application/json" }),
+      ...(req.idempotencyKey === undefined ? {} : { "idempotency-key": req.idempotencyKey }),
+    };
   }
 
   private connectionError(method: string, path: string, code: string, detail: string): ConnectionError {
