@@ -77,7 +77,7 @@ if (!fleetOnly) {
     const { createOrderProvider } = require(join(root, "dist", "provider", "order-provider.js"));
     for (const t of [1000, 3000, 10_000]) {
       const sandbox = await startSandbox({ provisioningMs: t, pollingHints: false });
-      const provider = createOrderProvider({ env: { PROXY_API_BASE_URL: sandbox.url, PROXY_API_KEY: sandbox.apiKey }, log: { info() {}, warn() {} } });
+      const provider = createOrderProvider({ log: { info() {}, warn() {} }, testing: { env: { PROXY_API_BASE_URL: sandbox.url, PROXY_API_KEY: sandbox.apiKey } } });
       const { id } = await provider.create({ planId: "dc-us-5", waitForReady: true, readyTimeout: "5m", idempotencyKey: `bench-${t}-${Date.now()}` });
       // T counts from the purchase, as the sandbox recorded it.
       const lag = Date.now() - (sandbox.state.orders.get(id).createdAt + t);

@@ -10,6 +10,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { ProxyApiClient } from "../client/client";
+import { realClock, type Clock } from "../client/clock";
 import {
   HINT_FORM_NAMES,
   isPendingState,
@@ -55,8 +56,11 @@ export interface CheckOptions {
   readyTimeoutMs?: number;
   /** Called as each finding is made (for progress). */
   onFinding?: (finding: Finding) => void;
-  /** Pauses between polls; tests pass a faster one. @default a timer */
-  sleep?: (ms: number) => Promise<void>;
+  /**
+   * The time the check's own pauses and its wait for a bought order pass on (tests pass the sandbox's, which moves
+   * instead of waiting); its API client's retries keep the real time. @default the real clock
+   */
+  clock?: Clock;
 }
 
 const WORKS = "Works.";
@@ -82,11 +86,11 @@ class ApiCheck {
   private readonly findings: Finding[] = [];
   private readonly answers: Seen[] = [];
   private readonly client: ProxyApiClient;
-  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly clock: Clock;
 
   constructor(private readonly options: CheckOptions) {
     this.client = new ProxyApiClient({ baseUrl: options.baseUrl, apiKey: options.apiKey, maxAttempts: 2, initialRetryDelayMs: 200, callDeadlineMs: 30_000 });
-    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.clock = options.clock ?? realClock;
   }
 
   async run(): Promise<Finding[]> {
@@ -125,7 +129,7 @@ class ApiCheck {
       this.answers.push(seen);
       if (seen.status !== 429 || attempt >= 5) return seen;
       const seconds = Number(seen.headers["retry-after"]);
-      await this.sleep(Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds * 1000, 10_000) : 1000);
+      await this.clock.sleep(Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds * 1000, 10_000) : 1000);
     }
   }
 
@@ -369,7 +373,7 @@ class ApiCheck {
   private async replay(key: string, body: string, id: string): Promise<void> {
     let again = await this.call({ method: "POST", path: "/orders", headers: { "idempotency-key": key }, body });
     for (let tries = 0; again.status === 409 && tries < 10; tries++) {
-      await this.sleep(1000);
+      await this.clock.sleep(1000);
       again = await this.call({ method: "POST", path: "/orders", headers: { "idempotency-key": key }, body });
     }
     const order = readWire(orderWire, again.json);
@@ -400,7 +404,7 @@ class ApiCheck {
   }
 
   private async readiness(id: string, firstStatus: string): Promise<void> {
-    const deadline = Date.now() + (this.options.readyTimeoutMs ?? 20 * 60_000);
+    const deadline = this.clock.now() + (this.options.readyTimeoutMs ?? 20 * 60_000);
     const states = new Set<string>([firstStatus]);
     let estimate = false;
     let last: Seen | undefined;
@@ -412,9 +416,9 @@ class ApiCheck {
         if (order.data.estimated_ready_at) estimate = true;
         if (!isPendingState(order.data.status)) break;
       }
-      if (Date.now() >= deadline) break;
+      if (this.clock.now() >= deadline) break;
       const hint = Number(last.headers["retry-after"]);
-      await this.sleep(Number.isFinite(hint) && hint > 0 ? Math.min(hint * 1000, 10_000) : 2000);
+      await this.clock.sleep(Number.isFinite(hint) && hint > 0 ? Math.min(hint * 1000, 10_000) : 2000);
     }
     const unknown = [...states].filter((s) => !KNOWN_STATES.includes(s));
     this.note({
@@ -473,7 +477,7 @@ class ApiCheck {
         });
         return;
       }
-      await this.sleep(1000);
+      await this.clock.sleep(1000);
     }
     this.note({
       assumption: "An active order's proxies are in the list, each with its `order_id`.",
@@ -521,7 +525,7 @@ class ApiCheck {
 
   /** Which form of rate-limit hints the answers used, and whether they came with successes (the API's coordination). */
   private rateLimitHints(): void {
-    const read = this.answers.map((a) => ({ status: a.status, hints: readRateLimitHints(a.headers) }));
+    const read = this.answers.map((a) => ({ status: a.status, hints: readRateLimitHints(a.headers, Date.now()) }));
     const forms = [...new Set(read.flatMap((r) => r.hints.forms))];
     const successes = read.filter((r) => r.status >= 200 && r.status < 300);
     const hintedSuccesses = successes.filter((r) => r.hints.quota !== undefined).length;

@@ -206,7 +206,8 @@ export class RequestBudget {
         this.inFlight -= 1;
         if (answer) {
           if (answer.status === 429) this.throttledSinceSummary += 1;
-          const { quota } = readRateLimitHints(answer.headers);
+          // A reset stated as a time is the API's, read against the real time (clock.ts).
+          const { quota } = readRateLimitHints(answer.headers, Date.now());
           this.pace.answered(this.clock.now(), { status: answer.status, quota, retryAfterMs: answer.retryAfterMs, sentAt: now }, this.inFlight);
         }
         this.poke();

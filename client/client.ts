@@ -136,7 +136,7 @@ export class ProxyApiClient {
     const path = `/orders/${encodeURIComponent(id)}`;
     const res = await this.sender.send({ method: "GET", path, ...options });
     const order = toOrder(parse(orderWire, res, "GET", `/v1${path}`));
-    return { order, retryAfterMs: parseRetryAfter(res.headers["retry-after"]) };
+    return { order, retryAfterMs: parseRetryAfter(res.headers["retry-after"], Date.now()) };
   }
 
   /** Reads bandwidth and request usage for the current billing period (`GET /v1/usage`). */

@@ -1,7 +1,7 @@
 /**
  * The contract as an OpenAPI 3.1 document, written from the wire schemas of wire.ts (the ones the client parses with
  * and the sandbox answers by), the error table of errors.ts and the idempotency rule of idempotency.ts: nothing here
- * restates a field. `npm run gen-openapi` writes it to docs/openapi.json, a test fails when that file is not what this
+ * restates a field. `npm run gen` writes it to docs/openapi.json, a test fails when that file is not what this
  * makes, and the sandbox serves it at `/openapi.json`.
  */
 import { z } from "zod";

@@ -42,7 +42,7 @@ export interface RateLimitHints {
 }
 
 /** Reads every form of hints in `headers` (lower-case names). */
-export function readRateLimitHints(headers: Record<string, string | undefined>, now: number = Date.now()): RateLimitHints {
+export function readRateLimitHints(headers: Record<string, string | undefined>, now: number): RateLimitHints {
   const read: [HintForm, Quota[]][] = [
     ["contract", orNone(counters(headers, "ratelimit-", now, false))],
     ["ietf-draft", draftQuotas(headers["ratelimit"], headers["ratelimit-policy"])],
@@ -73,7 +73,7 @@ function tightest(quotas: Quota[]): Quota | undefined {
  * Parses an HTTP `Retry-After` value: delta seconds (`"120"`) or an HTTP date. Returns the delay in milliseconds
  * (never negative), or undefined when the value is absent or unreadable.
  */
-export function parseRetryAfter(value: string | undefined | null, now: number = Date.now()): number | undefined {
+export function parseRetryAfter(value: string | undefined | null, now: number): number | undefined {
   if (value === undefined || value === null) return undefined;
   const text = value.trim();
   if (/^\d+$/.test(text)) return Number(text) * 1000;
@@ -156,7 +156,7 @@ export interface StatedQuota {
 }
 
 /** The headers that state `quota` in `form` at `now` (delta seconds and Unix times rounded up). */
-export function rateLimitHeaders(form: HintForm, quota: StatedQuota, now: number = Date.now()): Record<string, string> {
+export function rateLimitHeaders(form: HintForm, quota: StatedQuota, now: number): Record<string, string> {
   const { limit, remaining } = quota;
   const delta = String(Math.max(0, Math.ceil((quota.resetAt - now) / 1000)));
   const unix = String(Math.ceil(Math.max(quota.resetAt, now) / 1000));

@@ -7,7 +7,7 @@ import { listProxies, type ProxyListFilters } from "../provider/functions";
 import type { ProxyCredential, ProxyInfo } from "../provider/order-state";
 import { GET_PROXIES, type Shape } from "../provider/definitions";
 import type { Same } from "../provider/fields";
-import type { Plain } from "./in-sync";
+import type { Plain } from "./construct";
 import { callFunction, dependencies, programClient, type FunctionOutputOptions } from "./program-client";
 
 /**
@@ -82,7 +82,7 @@ export function getProxiesOutput(args: GetProxiesOutputArgs = {}, options: Funct
 }
 
 // The arguments are the description's inputs by name (`type` and `country` also take lists here, which the description
-// says), and the result is its outputs, by name and by type (dynamic-sdk/in-sync.ts).
+// says), and the result is its outputs, by name and by type (dynamic-sdk/construct.ts).
 const inSync: [
   Same<keyof GetProxiesOutputArgs, keyof typeof GET_PROXIES.inputs>,
   Same<keyof GetProxiesArgs | "includeCredentials", keyof typeof GET_PROXIES.inputs>,

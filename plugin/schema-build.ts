@@ -1,5 +1,5 @@
 /**
- * The plugin's Pulumi package schema, made from the descriptions of provider/definitions.ts. `npm run gen-sdk` writes
+ * The plugin's Pulumi package schema, made from the descriptions of provider/definitions.ts. `npm run gen` writes
  * it to plugin/schema.json, from which the SDKs of every language are generated; a test fails when the committed file
  * is not what this makes.
  */
@@ -74,7 +74,7 @@ function required(names: string[]): { required?: string[] } {
 
 function resource(spec: ResourceSpec): Record<string, unknown> {
   return {
-    description: spec.description,
+    description: `${spec.description} ${spec.importing}`,
     inputProperties: properties(spec.inputs),
     requiredInputs: named(spec.inputs, ["required"]),
     properties: { ...properties(spec.inputs), ...properties(spec.outputs) },

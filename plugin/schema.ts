@@ -1,6 +1,6 @@
 /**
  * The plugin's Pulumi package schema. `plugin/schema.json` is its source: the SDKs under `sdk/<language>` are
- * generated from it by `npm run gen-sdk`, with the package's version filled in, as here.
+ * generated from it by `npm run gen`, with the package's version filled in, as here.
  */
 import { VERSION } from "../client/version";
 import schema from "./schema.json";

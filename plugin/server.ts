@@ -20,7 +20,7 @@ import { SETTING_NAMES, settingsProblem } from "../provider/config";
 import { FUNCTIONS, GET_PROXIES, GET_USAGE, PROXY_FLEET, PROXY_ORDER, RESOURCES } from "../provider/definitions";
 import { secretNames } from "../provider/fields";
 import { purchaseKey } from "../provider/idempotency";
-import type { OrderProviderOptions } from "../provider/order-provider";
+import type { ProviderSeams } from "../provider/provider-core";
 import { PartialOrderError, PROVIDER_KEY, UNKNOWN } from "../provider/pulumi-host";
 import { traceOperation } from "../tracing";
 import { EngineLog } from "./engine-log";
@@ -43,12 +43,12 @@ const PLUGIN_SERVICE_NAME = "pulumi-resource-proxy";
 /** Outputs that are always secret, of any resource or function (`credentials`). */
 const SECRET_OUTPUTS = [...new Set([...RESOURCES, ...FUNCTIONS].flatMap((spec) => secretNames(spec.outputs)))];
 
-/** What the service depends on; tests shorten the core's waits. */
+/** What the service depends on. */
 export interface ProviderServiceOptions {
   /** The engine's gRPC address (the plugin's first argument), for log messages. */
   engineAddress?: string;
-  /** Options of the provider core. */
-  core?: Omit<OrderProviderOptions, "log">;
+  /** What a test replaces in every provider core (its environment, clock, accounts); the plugin sets none of it. */
+  testing?: ProviderSeams;
 }
 
 export { parseUrn } from "./state";
@@ -225,10 +225,10 @@ function afterLogs(service: grpc.UntypedServiceImplementation, log: EngineLog): 
 /** The service's handlers. */
 export function createProviderService(options: ProviderServiceOptions = {}) {
   const engineLog = new EngineLog(options.engineAddress);
-  const state = new PluginState(options.core ?? {}, engineLog);
+  const state = new PluginState(options.testing, engineLog);
   const service = {
     ...packageHandlers(),
-    ...settingsHandlers(state, options.core?.env ?? process.env),
+    ...settingsHandlers(state, options.testing?.env ?? process.env),
     invoke: invokeHandler(state),
     ...resourceHandlers(state),
     /**

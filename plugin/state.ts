@@ -7,6 +7,7 @@ import type { ProxyApiClient } from "../client/client";
 import { pluginSettings, SETTING_NAMES, type ConfigLookup } from "../provider/config";
 import type { ResourceIdentity } from "../provider/idempotency";
 import { OrderProvider, type OperationOptions, type OrderProviderOptions } from "../provider/order-provider";
+import type { ProviderSeams } from "../provider/provider-core";
 import { UNKNOWN } from "../provider/pulumi-host";
 import type { EngineLog } from "./engine-log";
 import type { PropertyMap } from "./properties";
@@ -37,7 +38,7 @@ export class PluginState {
   private readonly cancelled = new AbortController();
 
   constructor(
-    private readonly options: Omit<OrderProviderOptions, "log">,
+    private readonly testing: ProviderSeams | undefined,
     private readonly engineLog: EngineLog,
   ) {}
 
@@ -83,6 +84,6 @@ export class PluginState {
   }
 
   private coreOptions(urn: string | undefined): OrderProviderOptions {
-    return { ...this.options, log: this.engineLog.forResource(urn), summaryLog: this.engineLog.forResource(undefined) };
+    return { log: this.engineLog.forResource(urn), summaryLog: this.engineLog.forResource(undefined), testing: this.testing };
   }
 }

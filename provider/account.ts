@@ -5,8 +5,8 @@
  * Every provider core of the process on the same base URL and key (the plugin makes one per operation, the dynamic
  * provider one per resource type) and the program's functions share one {@link Account}: one client and request
  * budget (so the key's rate limit is learned once and spent once), the listings a refresh reads, the tally of
- * purchases its rate-limit summary reports, what each plan took to provision, and which other keys were seen reading
- * the account's orders. Nothing of it is written to disk: a new process starts from nothing, as each `pulumi` command
+ * purchases its rate-limit summary reports, what each plan took to provision, which other keys were seen reading
+ * the account's orders, and the successor keys a `diff` planned for the `create` that follows. Nothing of it is written to disk: a new process starts from nothing, as each `pulumi` command
  * runs a provider process of its own. A test that needs a clean start makes its own {@link Accounts}.
  */
 import { createHash } from "node:crypto";
@@ -15,6 +15,7 @@ import type { ClientOptions } from "../client/request";
 import { RefreshLister } from "./listing";
 import { ProvisioningTimes, type PlanProvisioningTimes } from "./provisioning";
 import { PurchaseTally, type ProviderLog } from "./rate-limit-report";
+import { successorKey, type Predecessor } from "./renewal";
 
 /** One API account's client and what the process learned and shares about it; see the module's comment. */
 export class Account {
@@ -28,6 +29,12 @@ export class Account {
   readAnOrder = false;
   private readonly provisioning = new Map<string, ProvisioningTimes>();
   private tally: PurchaseTally | undefined;
+  /**
+   * Successor keys planned by `diff` for the `create` of the same replacement, by the resource's idempotency key. The
+   * engine calls `diff` and then `create` in the same provider process, and `create` is not told which order it
+   * replaces (`CreateRequest` carries no old state): so `diff` leaves the key here.
+   */
+  private readonly plannedSuccessors = new Map<string, string>();
 
   constructor(
     options: ClientOptions,
@@ -43,6 +50,18 @@ export class Account {
    */
   get purchases(): PurchaseTally {
     return (this.tally ??= new PurchaseTally(this.api.budget, this.summaryLog));
+  }
+
+  /** Records that the replacement of the resource with `idempotencyKey` follows `previous`. */
+  planSuccessor(idempotencyKey: string, previous: Predecessor): void {
+    this.plannedSuccessors.set(idempotencyKey, successorKey(previous));
+  }
+
+  /** The successor key `diff` planned for this resource's create, if any; it is used once. */
+  takePlannedSuccessor(idempotencyKey: string): string | undefined {
+    const key = this.plannedSuccessors.get(idempotencyKey);
+    this.plannedSuccessors.delete(idempotencyKey);
+    return key;
   }
 
   /** What orders of `planId` took to provision on this key (provisioning.ts). */

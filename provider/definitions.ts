@@ -1,13 +1,13 @@
 /**
  * Each resource and function of the provider, described once: its inputs (with their defaults, checks and whether a
  * change replaces), its outputs, which are secret, and what each means. The state types (order-state.ts,
- * fleet-state.ts), the checks, the diff's field lists, the dynamic SDK's outputs and the plugin's schema
- * (plugin/schema-build.ts, written to plugin/schema.json by `npm run gen-sdk`) are derived from here; the descriptions
- * are the schema's, which the SDKs of every language carry.
+ * fleet-state.ts), the checks, the diff's field lists, the dynamic SDK's classes, the plugin's schema and the
+ * reference tables are derived from here (`npm run gen` writes the generated ones); the descriptions are the schema's,
+ * which the SDKs of every language carry.
  *
- * To add an output: add it to the resource's `outputs` here, set it where the outputs are made (order-state.ts or
- * fleet-state.ts: the type checker points there), declare it on the dynamic SDK's class, and run `npm run gen-sdk`
- * and `npm run gen-reference` (the tables of docs/resources.md).
+ * To add an input: add it here and run `npm run gen`. To add an output: add it here (to `ORDER_FIELDS` when a fleet's
+ * members show it too), compute it where the type checker then points (`orderFields` or `toOutputs` in order-state.ts,
+ * `toFleetOutputs` in fleet-state.ts), and run `npm run gen`.
  */
 import type { ProxyRecord, StatusReason as ContractStatusReason, Usage } from "../contract/types";
 import type { FunctionSpec, ObjectTypeSpec, ResourceSpec, Same, ShapeOf } from "./fields";
@@ -30,8 +30,12 @@ const PROXY_INFO = {
   },
 } as const;
 
-/** Where an order stands, as a ProxyOrder and each member of a fleet show it. */
-const ORDER_STATE = {
+/**
+ * What a ProxyOrder and each member of a fleet show of their order: computed from the API's order in one place
+ * (provider/order-state.ts's `orderFields`), so a field added here is computed once for both.
+ */
+export const ORDER_FIELDS = {
+  orderId: { type: "string", description: "The order id, such as `ord_...` (a ProxyOrder's resource id too)." },
   status: {
     type: "string",
     description: "`pending`, `provisioning`, `active`, `failed`, `cancelled` or `expired`, as of the last create, update or refresh.",
@@ -39,10 +43,18 @@ const ORDER_STATE = {
   statusReason: { type: "StatusReason", presence: "nullable", description: "Why the order failed or was cancelled, when it did." },
   createdAt: { type: "string", presence: "nullable", description: "When the order was placed (RFC 3339)." },
   readyAt: { type: "string", presence: "nullable", description: "When the order became active (RFC 3339)." },
-} as const;
-
-/** Where an order lives, as a ProxyOrder and each member of a fleet record it (absent in states of earlier releases). */
-const ORDER_ORIGIN = {
+  expiresAt: {
+    type: "string",
+    presence: "nullable",
+    description:
+      "When the order expires (RFC 3339): the earliest expiry of the order and its proxies, as of the last create, update or refresh; null when the API reported none.",
+  },
+  purchaseKey: {
+    type: "string",
+    presence: "nullable",
+    description:
+      "The idempotency key the order was bought with (a ProxyOrder's differs from `idempotencyKey` after a re-purchase); null for an adopted or imported order.",
+  },
   apiBaseUrl: {
     type: "string",
     presence: "optional",
@@ -110,11 +122,7 @@ export const OBJECT_TYPES = {
     description: "One order of a fleet, in the slot it fills.",
     properties: {
       slot: { type: "integer", description: "The member's slot, 0 to `orders` - 1: its purchase key is derived from it." },
-      orderId: { type: "string", description: "The order id, such as `ord_...`." },
-      ...ORDER_STATE,
-      expiresAt: { type: "string", presence: "nullable", description: "When the order expires (RFC 3339)." },
-      purchaseKey: { type: "string", presence: "nullable", description: "The idempotency key the order was bought with; null for an imported order." },
-      ...ORDER_ORIGIN,
+      ...ORDER_FIELDS,
     },
   },
   /** A proxy of a fleet: a ProxyInfo in the schema, whose `orderId` is always set. */
@@ -136,7 +144,8 @@ export type ObjectTypeName = keyof typeof OBJECT_TYPES;
 export const PROXY_ORDER = {
   token: "proxy:index:ProxyOrder",
   description:
-    "A purchase of one proxy plan.\n\nCreating it buys the plan and (by default) waits until its proxies are ready. The API cannot cancel orders, so deleting it only stops tracking the order: the purchase stays active. `pulumi import proxy:index:ProxyOrder <name> <order id>` tracks an existing order.",
+    "A purchase of one proxy plan.\n\nCreating it buys the plan and (by default) waits until its proxies are ready. The API cannot cancel orders, so deleting it only stops tracking the order: the purchase stays active.",
+  importing: "`pulumi import proxy:index:ProxyOrder <name> <order id>` tracks an existing order.",
   inputs: {
     planId: {
       type: "string",
@@ -183,27 +192,13 @@ export const PROXY_ORDER = {
     },
   },
   outputs: {
-    orderId: { type: "string", description: "The order id, such as `ord_...` (also the resource's id)." },
-    ...ORDER_STATE,
-    expiresAt: {
-      type: "string",
-      presence: "nullable",
-      description:
-        "When the order expires (RFC 3339): the earliest expiry of the order and its proxies, as of the last create, update or refresh; null when the API reported none.",
-    },
+    ...ORDER_FIELDS,
     proxies: { type: "ProxyInfo[]", description: "The proxies this order provisioned, without their credentials." },
     credentials: {
       type: "ProxyCredential[]",
       secret: true,
       description: "Credentials of the proxies, in the same order as `proxies`. Always secret.",
     },
-    purchaseKey: {
-      type: "string",
-      presence: "nullable",
-      description:
-        "The idempotency key the order was bought with (differs from `idempotencyKey` after a re-purchase); null for an adopted or imported order.",
-    },
-    ...ORDER_ORIGIN,
   },
 } as const satisfies ResourceSpec<ObjectTypeName>;
 
@@ -211,7 +206,8 @@ export const PROXY_ORDER = {
 export const PROXY_FLEET = {
   token: "proxy:index:ProxyFleet",
   description:
-    "A fleet of orders of one plan, as one resource.\n\nIt buys its members together, in the time the API's rate limit allows rather than one of the engine's `--parallel` slots per order, and changes only the members that must change: new slots buy, a failed, cancelled, expired or due member is replaced alone. The API cannot cancel orders, so deleting it, or lowering `orders`, only stops tracking them. `pulumi import proxy:index:ProxyFleet <name> ord_a,ord_b,...` tracks existing orders.",
+    "A fleet of orders of one plan, as one resource.\n\nIt buys its members together, in the time the API's rate limit allows rather than one of the engine's `--parallel` slots per order, and changes only the members that must change: new slots buy, a failed, cancelled, expired or due member is replaced alone. The API cannot cancel orders, so deleting it, or lowering `orders`, only stops tracking them.",
+  importing: "`pulumi import proxy:index:ProxyFleet <name> ord_a,ord_b,...` tracks existing orders.",
   inputs: {
     planId: {
       type: "string",

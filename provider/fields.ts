@@ -50,6 +50,8 @@ export type Fields<T extends string = string> = Readonly<Record<string, FieldSpe
 export interface ResourceSpec<T extends string = string> {
   readonly token: string;
   readonly description: string;
+  /** How `pulumi import` tracks existing ones: the plugin's alone (dynamic resources cannot be imported). */
+  readonly importing: string;
   readonly inputs: Fields<T>;
   readonly outputs: Fields<T>;
 }
@@ -90,6 +92,12 @@ export type ShapeOf<F, O> = Simplify<
     [K in OptionalKeys<F>]?: FieldType<F[K], O>;
   } & { [K in NullableKeys<F>]: FieldType<F[K], O> | null }
 >;
+
+/**
+ * `T` with every property listed: an optional one as `T[K] | undefined`, but present. What maps an order to outputs
+ * returns this, so an output added to a description and not computed fails the type check instead of staying unset.
+ */
+export type Complete<T> = { [K in keyof Required<T>]: T[K] };
 
 /** True when `A` and `B` are the same type; definitions.ts holds its shapes to the contract's types with it. */
 export type Same<A, B> = (<X>() => X extends A ? 1 : 2) extends <X>() => X extends B ? 1 : 2 ? true : false;

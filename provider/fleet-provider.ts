@@ -35,7 +35,6 @@ import { importNotFound, livesElsewhere, memberDropped, orderGone, untracked, un
 import { foundAt, originOf, otherApi, witness, type ApiIdentity } from "./origin";
 import { ProviderCore, type ConfigureArgs, type OperationOptions, type ProviderOptions } from "./provider-core";
 import type { WithProvider } from "./pulumi-host";
-import { orderExpiry } from "./renewal";
 import { partialFleet, settleFleet, type MemberResult } from "./settle";
 import type { WaitProgress } from "./wait";
 
@@ -134,7 +133,7 @@ export class FleetProvider implements Omit<Engine, "read"> {
       readyTimeout: INPUT_DEFAULTS.readyTimeout,
       idempotencyKey: purchaseKey({ ...resource, planId }),
     };
-    const members = found.map((o, slot) => memberOf(slot, o, null, orderExpiry(o), originOf(account.api)));
+    const members = found.map((o, slot) => memberOf(slot, o, null, originOf(account.api)));
     const spent = members.filter((m) => isSpentState(m.status));
     if (spent.length > 0) this.core.log.warn(`proxy: imported order(s) ${spent.map((m) => m.orderId).join(", ")} ended; the next \`pulumi up\` replaces them`);
     return { id, props: toFleetOutputs(inputs, members, [], new Map(found.map((o) => [o.id, proxiesOf(o)]))), inputs };
@@ -247,7 +246,7 @@ export class FleetProvider implements Omit<Engine, "read"> {
           return undefined;
         }
         seen.known.set(order.id, proxiesOf(order));
-        return memberOf(member.slot, order, member.purchaseKey, orderExpiry(order), foundAt(member, account.api));
+        return memberOf(member.slot, order, member.purchaseKey, foundAt(member, account.api));
       }),
     );
     return refreshed.filter((m): m is FleetMember => m !== undefined);

@@ -4,8 +4,8 @@
 import type { Order } from "../contract/types";
 import { PROXY_FLEET, type ObjectTypes, type Shape } from "./definitions";
 import { inputValues } from "./fields";
-import { splitCredentials } from "./order-state";
-import { storedOrigin, type OrderOrigin } from "./origin";
+import { orderFields, splitCredentials } from "./order-state";
+import type { OrderOrigin } from "./origin";
 
 /** Inputs of a ProxyFleet after `check` applied the defaults (described in definitions.ts). */
 export type FleetInputs = Shape<typeof PROXY_FLEET.inputs>;
@@ -32,19 +32,8 @@ export type FleetOutputs = FleetInputs & Shape<typeof PROXY_FLEET.outputs>;
 export const FLEET_OUTPUT_ONLY_PROPERTIES = Object.keys(PROXY_FLEET.outputs) as Array<keyof typeof PROXY_FLEET.outputs>;
 
 /** The member for an order in a slot, living where `origin` says (origin.ts). */
-export function memberOf(slot: number, order: Order, purchaseKey: string | null, expiresAt: string | null, origin: OrderOrigin | undefined): FleetMember {
-  const reason = order.statusReason;
-  return {
-    slot,
-    orderId: order.id,
-    status: order.status,
-    statusReason: reason ? { code: reason.code, message: reason.message } : null,
-    createdAt: order.createdAt ?? null,
-    readyAt: order.readyAt ?? null,
-    expiresAt,
-    purchaseKey,
-    ...storedOrigin(origin),
-  };
+export function memberOf(slot: number, order: Order, purchaseKey: string | null, origin: OrderOrigin | undefined): FleetMember {
+  return { slot, ...orderFields(order, purchaseKey, origin) };
 }
 
 /** The order's proxies and credentials, each tagged with the order. */

@@ -30,9 +30,9 @@ import {
 } from "./messages";
 import { foundAt, originOf, otherApi, unrecorded, witness } from "./origin";
 import { planOrderChange } from "./order-plan";
-import { inputsOf, storedOrder, toOutputs, withInputs, type OrderInputs, type OrderOutputs } from "./order-state";
+import { inputsOf, toOutputs, withInputs, type OrderInputs, type OrderOutputs } from "./order-state";
 import { ProviderCore, type ConfigureArgs, type OperationOptions, type ProviderOptions } from "./provider-core";
-import { planSuccessor, takePlannedSuccessor, UNKNOWN, type WithProvider } from "./pulumi-host";
+import { UNKNOWN, type WithProvider } from "./pulumi-host";
 import { assessExpiry, expiryMessage } from "./renewal";
 import { settleOrder } from "./settle";
 
@@ -76,7 +76,8 @@ export class OrderProvider implements Omit<Engine, "read"> {
 
   /** What changes, and whether it replaces the order; a replacement that follows the stored order plans its key. */
   async diff(_id: string, olds: OrderOutputs, news: OrderInputs) {
-    const api = this.core.accountIfConfigured()?.api;
+    const account = this.core.accountIfConfigured();
+    const api = account?.api;
     const elsewhere = api && otherApi(olds, api);
     const change = planOrderChange(olds, news, this.core.clock.now(), Boolean(elsewhere));
     for (const line of change.warnings) this.core.log.warn(line);
@@ -85,7 +86,7 @@ export class OrderProvider implements Omit<Engine, "read"> {
     const records = api !== undefined && unrecorded(olds) && change.replaces.length === 0;
     if (records) this.core.log.info(recordingOrigin(olds.orderId, api.baseUrl));
     // The successor of the same plan follows this order: its key is derived from it, so the create buys once.
-    if (change.follows && news.idempotencyKey !== UNKNOWN) planSuccessor(news.idempotencyKey, olds);
+    if (change.follows && news.idempotencyKey !== UNKNOWN) account?.planSuccessor(news.idempotencyKey, olds);
     // `diffs` names every changed input for engines that show them (the plugin); the dynamic host ignores it.
     return {
       changes: change.changes || records,
@@ -120,16 +121,15 @@ export class OrderProvider implements Omit<Engine, "read"> {
       const listed = isTargetState(props.status) ? await account.refreshes.lookup(id) : undefined;
       const unchanged = unchangedInList(listed, props.proxies ?? [], props.credentials ?? [], clock.now());
       if (unchanged) witness(account, props);
-      const order = unchanged ? storedOrder(props) : await this.core.flow.readOrder(account, id, props);
+      const order = unchanged ? "unchanged" : await this.core.flow.readOrder(account, id, props);
       if (order === "gone") {
         log.warn(orderGone(id, "the state"));
         return {};
       }
       // An order that records no API (an earlier release) was just found here: it lives here.
-      const outs: OrderOutputs = {
-        ...toOutputs(props, order, props.purchaseKey ?? null, foundAt(props, api)),
-        ...(unchanged && props.expiresAt !== undefined ? { expiresAt: props.expiresAt } : {}),
-      };
+      const origin = foundAt(props, api);
+      const outs: OrderOutputs =
+        order === "unchanged" ? { ...props, ...origin } : toOutputs(props, order, props.purchaseKey ?? null, origin);
       const expiry = assessExpiry(outs, clock.now());
       const said = expiry.kind === "unknown" ? undefined : expiryMessage(id, outs.planId, expiry, outs.renewBefore);
       if (said) log.warn(said);
@@ -202,7 +202,7 @@ export class OrderProvider implements Omit<Engine, "read"> {
   /** Buys the plan, or carries on with the order an earlier run bought with the same key. */
   private async buy(account: Account, inputs: WithProvider<OrderInputs>, operation: OperationOptions) {
     // A renewal or a replacement of a spent order buys with the key diff derived from the order it follows.
-    const key = takePlannedSuccessor(inputs.idempotencyKey) ?? inputs.idempotencyKey;
+    const key = account.takePlannedSuccessor(inputs.idempotencyKey) ?? inputs.idempotencyKey;
     const outcome = await this.core.flow.purchase(account, {
       planId: inputs.planId,
       key,

@@ -1,10 +1,11 @@
 /**
- * The shapes a ProxyOrder has in Pulumi's state, and the conversion from an API order to them.
+ * The shapes a ProxyOrder has in Pulumi's state, and the one mapping from an API order to what a ProxyOrder and each
+ * member of a fleet show of it.
  */
 import type { Order, ProxyRecord } from "../contract/types";
-import { PROXY_ORDER, type ObjectTypes, type Shape } from "./definitions";
-import { inputValues, withoutInputs } from "./fields";
-import { storedOrigin, type OrderOrigin } from "./origin";
+import { ORDER_FIELDS, PROXY_ORDER, type ObjectTypes, type Shape } from "./definitions";
+import { inputValues, withoutInputs, type Complete } from "./fields";
+import type { OrderOrigin } from "./origin";
 import { orderExpiry } from "./renewal";
 
 /** Inputs of a ProxyOrder after `check` applied the defaults (described in definitions.ts). */
@@ -19,6 +20,9 @@ export type ProxyCredential = ObjectTypes["ProxyCredential"];
 /** Outputs of a ProxyOrder: its inputs, echoed (refresh and delete see only outputs), and the order. */
 export type OrderOutputs = OrderInputs & Shape<typeof PROXY_ORDER.outputs>;
 
+/** What a ProxyOrder and each member of a fleet show of their order, every field listed (null or undefined for none). */
+export type OrderFields = Complete<Shape<typeof ORDER_FIELDS>>;
+
 /** Property names of OrderOutputs that are outputs only (the resource class declares them). */
 export const OUTPUT_ONLY_PROPERTIES = Object.keys(PROXY_ORDER.outputs) as Array<keyof typeof PROXY_ORDER.outputs>;
 
@@ -30,21 +34,29 @@ export function splitCredentials(proxies: ProxyRecord[]): { proxies: ProxyInfo[]
   };
 }
 
-/** The outputs for an order bought (or read) with these inputs, living where `origin` says (origin.ts). */
-export function toOutputs(inputs: OrderInputs, order: Order, purchaseKey: string | null, origin: OrderOrigin | undefined): OrderOutputs {
+/** What the order shows of itself, bought with `purchaseKey` (null when adopted or imported), living at `origin`. */
+export function orderFields(order: Order, purchaseKey: string | null, origin: OrderOrigin | undefined): OrderFields {
   const reason = order.statusReason;
   return {
-    ...inputsOf(inputs),
     orderId: order.id,
     status: order.status,
     statusReason: reason ? { code: reason.code, message: reason.message } : null,
     createdAt: order.createdAt ?? null,
     readyAt: order.readyAt ?? null,
     expiresAt: orderExpiry(order),
-    ...splitCredentials(order.proxies ?? []),
     purchaseKey,
-    ...storedOrigin(origin),
+    apiBaseUrl: origin?.apiBaseUrl || undefined,
+    apiKeyFingerprint: origin?.apiKeyFingerprint || undefined,
   };
+}
+
+/** The outputs for an order bought (or read) with these inputs, living where `origin` says (origin.ts). */
+export function toOutputs(inputs: OrderInputs, order: Order, purchaseKey: string | null, origin: OrderOrigin | undefined): OrderOutputs {
+  const outputs: Complete<Shape<typeof PROXY_ORDER.outputs>> = {
+    ...orderFields(order, purchaseKey, origin),
+    ...splitCredentials(order.proxies ?? []),
+  };
+  return { ...inputsOf(inputs), ...outputs };
 }
 
 /** The inputs part of inputs or stored outputs (refresh returns them so that a refresh leaves no phantom diff). */
@@ -55,20 +67,4 @@ export function inputsOf(values: OrderInputs): OrderInputs {
 /** The stored outputs with the new inputs in place of the old: an optional input no longer set leaves them too. */
 export function withInputs(outputs: OrderOutputs, inputs: OrderInputs): OrderOutputs {
   return { ...(withoutInputs(PROXY_ORDER, outputs) as Omit<OrderOutputs, keyof OrderInputs>), ...inputsOf(inputs) };
-}
-
-/**
- * The order as the stored outputs describe it: what a read would return while nothing changed (the refresh from the
- * list keeps an order whose listed proxies are the stored ones: provider/listing.ts).
- */
-export function storedOrder(outputs: OrderOutputs): Order {
-  return {
-    id: outputs.orderId,
-    planId: outputs.planId,
-    status: outputs.status,
-    statusReason: outputs.statusReason ?? undefined,
-    createdAt: outputs.createdAt ?? undefined,
-    readyAt: outputs.readyAt ?? undefined,
-    proxies: outputs.proxies.map((proxy, i) => ({ ...proxy, username: outputs.credentials[i]?.username, password: outputs.credentials[i]?.password })),
-  };
 }

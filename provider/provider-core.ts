@@ -22,11 +22,17 @@ const STORED_CONFIG_ADVICE =
 
 /** What the provider methods depend on; tests replace parts of it. */
 export interface ProviderOptions {
-  /** Environment for the `PROXY_API_*` fallbacks. @default process.env */
-  env?: NodeJS.ProcessEnv;
   log?: ProviderLog;
   /** Where the rate limit's summary of the whole process goes. @default `log` */
   summaryLog?: ProviderLog;
+  /** What a test replaces; a program and the plugin set none of it. */
+  testing?: ProviderSeams;
+}
+
+/** What a test of the provider replaces ({@link ProviderOptions.testing}); each defaults to the process's own. */
+export interface ProviderSeams {
+  /** Environment for the `PROXY_API_*` fallbacks. @default process.env */
+  env?: NodeJS.ProcessEnv;
   /** The accounts the core shares with the process (tests start clean with their own). @default the process's */
   accounts?: Accounts;
   /** Extra options of the account's client, such as a dispatcher or a budget to share (tests change the attempts). */
@@ -60,15 +66,18 @@ export class ProviderCore {
   readonly flow: PurchaseFlow;
   private lookup: ConfigLookup = () => undefined;
 
+  private readonly seams: ProviderSeams;
+
   constructor(private readonly options: ProviderOptions = {}) {
     this.log = options.log ?? pulumiLog();
-    this.clock = options.clock ?? realClock;
+    this.seams = options.testing ?? {};
+    this.clock = this.seams.clock ?? realClock;
     this.flow = createPurchaseFlow({ log: this.log });
   }
 
   /** The account of the current settings, shared with the process's other cores on the same base URL and key (account.ts). */
   account(): Account {
-    const { baseUrl, apiKey, maxRateShare } = resolveSettings(this.lookup, this.options.env ?? process.env);
+    const { baseUrl, apiKey, maxRateShare } = resolveSettings(this.lookup, this.seams.env ?? process.env);
     const options = {
       baseUrl,
       apiKey,
@@ -77,9 +86,9 @@ export class ProviderCore {
       clock: this.clock,
       onRetry: (e: RetryEvent) =>
         this.log.info(`proxy: ${e.method} ${e.path} failed (${e.status ?? e.code}); retry ${e.attempt} in ${formatDuration(e.delayMs)}`),
-      ...this.options.client,
+      ...this.seams.client,
     };
-    return (this.options.accounts ?? processAccounts).of(options, this.options.summaryLog ?? this.log);
+    return (this.seams.accounts ?? processAccounts).of(options, this.options.summaryLog ?? this.log);
   }
 
   /** The account, or undefined while the settings are missing or unusable (check reports them; a diff goes on without). */
@@ -103,7 +112,7 @@ export class ProviderCore {
    */
   configFailures(): Array<{ property: string; reason: string }> {
     try {
-      resolveSettings(this.lookup, this.options.env ?? process.env);
+      resolveSettings(this.lookup, this.seams.env ?? process.env);
       return [];
     } catch (error) {
       if (!(error instanceof ConfigurationError)) throw error;

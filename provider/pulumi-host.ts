@@ -4,7 +4,6 @@
  */
 import { unknownValue } from "@pulumi/pulumi/runtime/rpc";
 import { ProxyError } from "../client/errors";
-import { successorKey, type Predecessor } from "./renewal";
 
 /**
  * How the engine marks a value it does not know yet, during preview (`runtime/rpc.js`, `unknownValue`). It arrives
@@ -44,26 +43,6 @@ export class PartialOrderError extends ProxyError {
 /** The properties of a partial result: the outputs, with the serialized provider copied from the inputs. */
 export function partialProperties(outputs: object, inputs: WithProvider<object>): Record<string, unknown> {
   return { ...outputs, [PROVIDER_KEY]: inputs[PROVIDER_KEY] };
-}
-
-/**
- * Successor keys planned by `diff` for the `create` of the same replacement, by the resource's idempotency key.
- * The engine calls `diff` and then `create` in the same provider process, and `create` is not told which order it
- * replaces (`CreateRequest` carries no old state): so `diff` leaves the key here. One map per process, shared by
- * every provider core.
- */
-const plannedSuccessors = new Map<string, string>();
-
-/** Records that the replacement of the resource with `idempotencyKey` follows `previous`. */
-export function planSuccessor(idempotencyKey: string, previous: Predecessor): void {
-  plannedSuccessors.set(idempotencyKey, successorKey(previous));
-}
-
-/** The successor key `diff` planned for this resource's create, if any; it is used once. */
-export function takePlannedSuccessor(idempotencyKey: string): string | undefined {
-  const key = plannedSuccessors.get(idempotencyKey);
-  plannedSuccessors.delete(idempotencyKey);
-  return key;
 }
 
 /**

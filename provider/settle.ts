@@ -12,7 +12,6 @@ import { toOutputs, type OrderInputs, type OrderOutputs } from "./order-state";
 import type { OrderOrigin } from "./origin";
 import type { PurchaseOutcome } from "./purchase";
 import { PartialOrderError, partialProperties, type WithProvider } from "./pulumi-host";
-import { orderExpiry } from "./renewal";
 
 /** Problems listed in a partial fleet's message before "and N more". */
 const LISTED_PROBLEMS = 5;
@@ -72,7 +71,7 @@ export function settleFleet(
     }
     const { order, purchaseKey: key } = outcome;
     known.set(order.id, proxiesOf(order));
-    const member = memberOf(slot, order, key, orderExpiry(order), origin);
+    const member = memberOf(slot, order, key, origin);
     if (outcome.kind === "failed") {
       problems.push(`slot ${slot}: ${outcome.error.message}`);
       if (!old || action.kind === "resume") bySlot.set(slot, member);

@@ -2,7 +2,7 @@
 // property with its type, default and description, written once there. A table's place in the page is a pair of
 // markers, `<!-- reference: <name> <part> -->` and `<!-- /reference -->`, where <name> is a resource, function or
 // object type (`ProxyOrder`, `getProxies`, `ProxyInfo`) and <part> is `inputs`, `outputs` or `properties`; the prose
-// around the tables is the page's own. `npm run gen-reference` rewrites the tables; a unit test fails when they are
+// around the tables is the page's own. `npm run gen` rewrites the tables; a unit test fails when they are
 // stale.
 
 /** What a field's presence shows in the Default column of an input. */

@@ -61,7 +61,7 @@ namespace PulumiProxy.Proxy
         public Output<string> IdempotencyKey { get; private set; } = null!;
 
         /// <summary>
-        /// The order id, such as `ord_...` (also the resource's id).
+        /// The order id, such as `ord_...` (a ProxyOrder's resource id too).
         /// </summary>
         [Output("orderId")]
         public Output<string> OrderId { get; private set; } = null!;
@@ -79,7 +79,7 @@ namespace PulumiProxy.Proxy
         public Output<ImmutableArray<Outputs.ProxyInfo>> Proxies { get; private set; } = null!;
 
         /// <summary>
-        /// The idempotency key the order was bought with (differs from `idempotencyKey` after a re-purchase); null for an adopted or imported order.
+        /// The idempotency key the order was bought with (a ProxyOrder's differs from `idempotencyKey` after a re-purchase); null for an adopted or imported order.
         /// </summary>
         [Output("purchaseKey")]
         public Output<string?> PurchaseKey { get; private set; } = null!;

@@ -67,7 +67,7 @@ export class ProxyOrder extends pulumi.CustomResource {
      */
     public readonly idempotencyKey!: pulumi.Output<string>;
     /**
-     * The order id, such as `ord_...` (also the resource's id).
+     * The order id, such as `ord_...` (a ProxyOrder's resource id too).
      */
     public /*out*/ readonly orderId!: pulumi.Output<string>;
     /**
@@ -79,7 +79,7 @@ export class ProxyOrder extends pulumi.CustomResource {
      */
     public /*out*/ readonly proxies!: pulumi.Output<outputs.ProxyInfo[]>;
     /**
-     * The idempotency key the order was bought with (differs from `idempotencyKey` after a re-purchase); null for an adopted or imported order.
+     * The idempotency key the order was bought with (a ProxyOrder's differs from `idempotencyKey` after a re-purchase); null for an adopted or imported order.
      */
     public /*out*/ readonly purchaseKey!: pulumi.Output<string | undefined>;
     /**

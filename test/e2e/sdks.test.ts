@@ -31,7 +31,7 @@ describe("the generated SDKs", () => {
   const scratch = mkdtempSync(join(tmpdir(), "pulumi-proxy-gen-sdk-"));
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-  it("are what scripts/gen-sdk/run makes of plugin/schema.json today (run `npm run gen-sdk` after changing it)", async () => {
+  it("are what scripts/gen-sdk/run makes of plugin/schema.json today (run `npm run gen` after changing it)", async () => {
     await run(join(REPO_ROOT, "scripts", "gen-sdk", "run"), [scratch], { maxBuffer: 16 * 1024 * 1024 });
     for (const language of LANGUAGES) {
       const fresh = tree(join(scratch, language));

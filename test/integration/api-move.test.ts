@@ -26,10 +26,12 @@ const accounts = accountsPerTest();
 function at(api: () => Sandbox, apiKey?: string) {
   const lines: string[] = [];
   const options = {
-    env: { PROXY_API_BASE_URL: api().url, PROXY_API_KEY: apiKey ?? api().apiKey },
     log: { info: (m: string) => void lines.push(`info ${m}`), warn: (m: string) => void lines.push(`warn ${m}`) },
-    clock: sandboxClock(api),
-    accounts: accounts.current,
+    testing: {
+      env: { PROXY_API_BASE_URL: api().url, PROXY_API_KEY: apiKey ?? api().apiKey },
+      clock: sandboxClock(api),
+      accounts: accounts.current,
+    },
   };
   return { order: createOrderProvider(options), fleet: createFleetProvider(options), lines };
 }

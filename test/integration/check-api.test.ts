@@ -10,7 +10,7 @@ import { anyBreaking, checkApi, type Finding } from "../../check/assumptions";
 import { runCheckCommand } from "../../check/cli";
 import { startDeviantApi, type DeviantApi, type Deviation } from "../helpers/deviant-api";
 import { REPO_ROOT } from "../helpers/pulumi";
-import { useSandbox } from "../helpers/sandbox";
+import { sandboxClock, useSandbox } from "../helpers/sandbox";
 import { startSandbox, type SandboxOptions } from "../../sandbox";
 
 const sandbox = useSandbox({ rateLimit: { requestsPerSecond: 1000, burst: 1000 } });
@@ -21,9 +21,9 @@ afterEach(async () => {
 });
 
 /** The sandbox's time moves instead of the test waiting. */
-const sleep = async (ms: number) => sandbox.current.clock.advance(ms);
+const clock = sandboxClock(() => sandbox.current);
 
-const check = (baseUrl: string, buy?: string) => checkApi({ baseUrl, apiKey: sandbox.current.apiKey, buy, sleep, readyTimeoutMs: 60_000 });
+const check = (baseUrl: string, buy?: string) => checkApi({ baseUrl, apiKey: sandbox.current.apiKey, buy, clock, readyTimeoutMs: 60_000 });
 const differing = (findings: Finding[]) => findings.filter((f) => f.holds === false).map((f) => ({ assumption: f.assumption, breaking: f.breaking }));
 const about = (findings: Finding[], words: string) => findings.find((f) => f.assumption.includes(words));
 
@@ -60,7 +60,7 @@ describe("check-api", () => {
     for (const [options, holds, seen] of forms) {
       const other = await startSandbox({ rateLimit: { requestsPerSecond: 1000, burst: 1000 }, ...options });
       try {
-        const findings = await checkApi({ baseUrl: other.url, apiKey: other.apiKey, sleep: async (ms) => other.clock.advance(ms), readyTimeoutMs: 60_000 });
+        const findings = await checkApi({ baseUrl: other.url, apiKey: other.apiKey, clock: sandboxClock(() => other), readyTimeoutMs: 60_000 });
         const hints = about(findings, "rate-limit hints");
         expect(hints, JSON.stringify(options)).toMatchObject({ holds, breaking: false });
         expect(hints?.seen).toMatch(seen);

@@ -22,9 +22,11 @@ describe("a fleet of 12 under every fault the contract allows", () => {
   it("is bought once each, and refreshed without losing a member", async () => {
     sandbox.current.faults.notFoundReadsForNewOrders = 2;
     const fleet = createFleetProvider({
-      env: { PROXY_API_BASE_URL: api.url, PROXY_API_KEY: sandbox.current.apiKey },
       log: { info: () => undefined, warn: () => undefined },
-      accounts: new Accounts(),
+      testing: {
+        env: { PROXY_API_BASE_URL: api.url, PROXY_API_KEY: sandbox.current.apiKey },
+        accounts: new Accounts(),
+      },
     });
     const inputs = { planId: "dc-us-5", orders: 12, waitForReady: true, readyTimeout: "5m", idempotencyKey: "every-fault-fleet", __provider: "p" };
     const { id, outs } = await fleet.create(inputs);

@@ -19,10 +19,12 @@ const accounts = accountsPerTest();
 function provider() {
   const lines: string[] = [];
   const p = createFleetProvider({
-    env: { PROXY_API_BASE_URL: sandbox.current.url, PROXY_API_KEY: sandbox.current.apiKey },
     log: { info: (m) => lines.push(`info ${m}`), warn: (m) => lines.push(`warn ${m}`) },
-    clock: sandboxClock(() => sandbox.current),
-    accounts: accounts.current,
+    testing: {
+      env: { PROXY_API_BASE_URL: sandbox.current.url, PROXY_API_KEY: sandbox.current.apiKey },
+      clock: sandboxClock(() => sandbox.current),
+      accounts: accounts.current,
+    },
   });
   return { p, lines };
 }
@@ -210,11 +212,13 @@ describe("refresh from the list", () => {
 
     // The same outputs as reading every order: the list's answer is checked against a refresh that cannot use it.
     const direct = createFleetProvider({
-      env: { PROXY_API_BASE_URL: sandbox.current.url, PROXY_API_KEY: sandbox.current.apiKey },
       log: { info: () => undefined, warn: () => undefined },
-      clock: sandboxClock(() => sandbox.current),
-      // A process of its own, so that it cannot use the listing of the refresh it is compared with.
-      accounts: new Accounts(),
+      testing: {
+        env: { PROXY_API_BASE_URL: sandbox.current.url, PROXY_API_KEY: sandbox.current.apiKey },
+        clock: sandboxClock(() => sandbox.current),
+        // A process of its own, so that it cannot use the listing of the refresh it is compared with.
+        accounts: new Accounts(),
+      },
     });
     const everyOrder = await readingEveryOrder(() => direct.read(id, outs));
     expect(refreshed).toEqual(everyOrder.props);

@@ -5,7 +5,8 @@ import { AuthenticationError } from "../../client/errors";
 import { OrderAbsenceUnconfirmedError } from "../../provider/absence";
 import { Accounts } from "../../provider/account";
 import { keyAfterRemovedOrder, nextPurchaseKey } from "../../provider/idempotency";
-import { createOrderProvider, type OrderProviderOptions } from "../../provider/order-provider";
+import { createOrderProvider } from "../../provider/order-provider";
+import type { ProviderSeams } from "../../provider/provider-core";
 import { PartialOrderError, UNKNOWN } from "../../provider/pulumi-host";
 import type { OrderOutputs } from "../../provider/order-state";
 import { startSandbox, type Sandbox } from "../../sandbox";
@@ -17,14 +18,16 @@ const sandbox = useSandbox();
 
 const accounts = accountsPerTest();
 
-function provider(extra: Partial<OrderProviderOptions> = {}, target: () => Sandbox = () => sandbox.current) {
+function provider(extra: ProviderSeams = {}, target: () => Sandbox = () => sandbox.current) {
   const lines: string[] = [];
   const p = createOrderProvider({
-    env: { PROXY_API_BASE_URL: target().url, PROXY_API_KEY: target().apiKey },
     log: { info: (m) => lines.push(`info ${m}`), warn: (m) => lines.push(`warn ${m}`) },
-    clock: sandboxClock(target),
-    accounts: accounts.current,
-    ...extra,
+    testing: {
+      env: { PROXY_API_BASE_URL: target().url, PROXY_API_KEY: target().apiKey },
+      clock: sandboxClock(target),
+      accounts: accounts.current,
+      ...extra,
+    },
   });
   return { p, lines };
 }
@@ -55,21 +58,21 @@ describe("check", () => {
   });
 
   it("fails a preview that could never run (no API key, a key sent in clear text) with one check failure", async () => {
-    const missing = createOrderProvider({ env: {} });
+    const missing = createOrderProvider({ testing: { env: {} } });
     const { failures } = await missing.check({}, { planId: "dc-us-5", idempotencyKey: "k" });
     expect(failures).toEqual([{ property: "", reason: expect.stringMatching(/proxy:baseUrl.*PROXY_API_BASE_URL.*proxy:apiKey.*PROXY_API_KEY/s) }]);
-    const clear = createOrderProvider({ env: { PROXY_API_BASE_URL: "http://api.example.com", PROXY_API_KEY: "k" } });
+    const clear = createOrderProvider({ testing: { env: { PROXY_API_BASE_URL: "http://api.example.com", PROXY_API_KEY: "k" } } });
     expect((await clear.check({}, { planId: "dc-us-5", idempotencyKey: "k" })).failures).toEqual([
       { property: "", reason: expect.stringContaining("clear text") },
     ]);
-    const share = createOrderProvider({ env: { PROXY_API_BASE_URL: "https://api.example.com", PROXY_API_KEY: "k", PROXY_API_MAX_RATE_SHARE: "150" } });
+    const share = createOrderProvider({ testing: { env: { PROXY_API_BASE_URL: "https://api.example.com", PROXY_API_KEY: "k", PROXY_API_MAX_RATE_SHARE: "150" } } });
     expect((await share.check({}, { planId: "dc-us-5", idempotencyKey: "k" })).failures).toEqual([
       { property: "", reason: expect.stringMatching(/proxy:maxRateShare.*whole percent from 1 to 100.*got "150"/) },
     ]);
   });
 
   it("reads the config given to configure before the environment", async () => {
-    const p = createOrderProvider({ env: { PROXY_API_BASE_URL: "http://api.example.com", PROXY_API_KEY: "env" } });
+    const p = createOrderProvider({ testing: { env: { PROXY_API_BASE_URL: "http://api.example.com", PROXY_API_KEY: "env" } } });
     const config: Record<string, string> = { "proxy:baseUrl": "https://api.example.com", "proxy:apiKey": "cfg" };
     await p.configure({ config: { get: (k) => config[k] } });
     expect((await p.check({}, { planId: "dc-us-5", idempotencyKey: "k" })).failures).toEqual([]);
@@ -79,7 +82,7 @@ describe("check", () => {
 describe("diff", () => {
   const olds = { ...inputs({ idempotencyKey: "k" }), orderId: "ord_diff", status: "active" } as unknown as OrderOutputs;
   // diff needs no configuration and makes no call.
-  const p = createOrderProvider({ env: {} });
+  const p = createOrderProvider({ testing: { env: {} } });
 
   it("replaces on a new plan, updates in place otherwise, and is quiet when nothing changed", async () => {
     expect(await p.diff("id", olds, { ...olds, planId: "isp-gb-2" })).toMatchObject({ changes: true, replaces: ["planId"] });
@@ -89,7 +92,7 @@ describe("diff", () => {
 
   it("says in the preview that a replacement buys a new order and the old one stays", async () => {
     const said: string[] = [];
-    const quiet = createOrderProvider({ env: {}, log: { info: () => {}, warn: (m) => said.push(m) } });
+    const quiet = createOrderProvider({ log: { info: () => {}, warn: (m) => said.push(m) }, testing: { env: {} } });
     await quiet.diff("ord_1", { ...olds, orderId: "ord_1" }, { ...olds, planId: "isp-gb-2" });
     expect(said).toEqual([expect.stringMatching(/replacing order ord_1 \(plan dc-us-5, active\) buys a new order for plan isp-gb-2\. ord_1 is not cancelled/)]);
     said.length = 0;
@@ -105,7 +108,7 @@ describe("diff", () => {
 
   it("replaces a spent order and resumes waiting for one recorded before it was ready", async () => {
     const said: string[] = [];
-    const quiet = createOrderProvider({ env: {}, log: { info: () => {}, warn: (m) => said.push(m) } });
+    const quiet = createOrderProvider({ log: { info: () => {}, warn: (m) => said.push(m) }, testing: { env: {} } });
     for (const status of ["failed", "cancelled", "expired"]) {
       expect(await quiet.diff("id", { ...olds, status }, { ...olds })).toMatchObject({ changes: true, replaces: ["status"] });
       // A spent order is not said to stay billed: "is not cancelled" would be false of a cancelled one.
@@ -295,8 +298,10 @@ describe("read (refresh)", () => {
     const { id, outs: recorded } = await p.create(inputs({ waitForReady: false }));
     const { apiBaseUrl: _api, apiKeyFingerprint: _key, ...outs } = recorded;
     const wrong = createOrderProvider({
-      env: { PROXY_API_BASE_URL: `${sandbox.current.url}/api`, PROXY_API_KEY: sandbox.current.apiKey },
-      clock: sandboxClock(() => sandbox.current),
+      testing: {
+        env: { PROXY_API_BASE_URL: `${sandbox.current.url}/api`, PROXY_API_KEY: sandbox.current.apiKey },
+        clock: sandboxClock(() => sandbox.current),
+      },
     });
     const error = await wrong.read(id, outs).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OrderAbsenceUnconfirmedError);
@@ -307,7 +312,7 @@ describe("read (refresh)", () => {
   it("fails, leaving the state alone, when the key no longer works", async () => {
     const { p } = provider();
     const { id, outs } = await p.create(inputs({ waitForReady: false }));
-    const rotated = createOrderProvider({ env: { PROXY_API_BASE_URL: sandbox.current.url, PROXY_API_KEY: "sk_revoked_key" } });
+    const rotated = createOrderProvider({ testing: { env: { PROXY_API_BASE_URL: sandbox.current.url, PROXY_API_KEY: "sk_revoked_key" } } });
     const error = await rotated.read(id, outs).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AuthenticationError);
     expect((error as Error).message).not.toContain("sk_revoked_key");
@@ -383,8 +388,10 @@ describe("an order the operator removed (the key's replay answers 404)", () => {
 
   it("buys nothing when the purchase's 404 does not come from the API (wrong base URL), and names the setting", async () => {
     const wrong = createOrderProvider({
-      env: { PROXY_API_BASE_URL: `${sandbox.current.url}/api`, PROXY_API_KEY: sandbox.current.apiKey },
-      clock: sandboxClock(() => sandbox.current),
+      testing: {
+        env: { PROXY_API_BASE_URL: `${sandbox.current.url}/api`, PROXY_API_KEY: sandbox.current.apiKey },
+        clock: sandboxClock(() => sandbox.current),
+      },
     });
     const error = await wrong.create(inputs()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OrderAbsenceUnconfirmedError);

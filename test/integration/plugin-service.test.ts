@@ -27,7 +27,7 @@ let client: ResourceProviderClient;
 
 beforeAll(async () => {
   server = await startPluginServer({
-    core: {
+    testing: {
       env: {},
       clock: sandboxClock(() => sandbox.current),
     },
@@ -213,7 +213,7 @@ describe("Cancel (a graceful Ctrl-C)", () => {
   /** A plugin on a sandbox whose orders take ten minutes, configured; `run` gets its sender and the sandbox. */
   async function withSlowPlugin(run: (send: Send, slow: Sandbox) => Promise<void>): Promise<void> {
     const slow = await startSandbox({ provisioningMs: 600_000 });
-    const plugin = await startPluginServer({ core: { env: {} } });
+    const plugin = await startPluginServer({ testing: { env: {} } });
     const rpcClient = new ResourceProviderClient(`127.0.0.1:${plugin.port}`, grpc.credentials.createInsecure());
     const send: Send = <Res>(name: "configure" | "create" | "cancel", req: unknown) =>
       new Promise<Res>((resolve, reject) =>

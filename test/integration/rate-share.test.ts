@@ -20,9 +20,11 @@ function mostInASecond(times: number[]): number {
 /** Buys a fleet of 30 with `env` added to the provider's; when each purchase was made, from the schedule's start. */
 async function purchaseTimes(env: Record<string, string> = {}): Promise<number[]> {
   const fleet = createFleetProvider({
-    env: { PROXY_API_BASE_URL: sandbox.current.url, PROXY_API_KEY: sandbox.current.apiKey, ...env },
     log: { info() {}, warn() {} },
-    accounts: accounts.current,
+    testing: {
+      env: { PROXY_API_BASE_URL: sandbox.current.url, PROXY_API_KEY: sandbox.current.apiKey, ...env },
+      accounts: accounts.current,
+    },
   });
   const started = sandbox.current.clock.now();
   await fleet.create(fleetInputs({ orders: 30 }));

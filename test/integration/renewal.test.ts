@@ -19,10 +19,12 @@ const accounts = accountsPerTest();
 function provider() {
   const warnings: string[] = [];
   const p = createOrderProvider({
-    env: { PROXY_API_BASE_URL: sandbox.current.url, PROXY_API_KEY: sandbox.current.apiKey },
     log: { info: () => {}, warn: (m) => warnings.push(m) },
-    clock: sandboxClock(() => sandbox.current),
-    accounts: accounts.current,
+    testing: {
+      env: { PROXY_API_BASE_URL: sandbox.current.url, PROXY_API_KEY: sandbox.current.apiKey },
+      clock: sandboxClock(() => sandbox.current),
+      accounts: accounts.current,
+    },
   });
   return { p, warnings };
 }

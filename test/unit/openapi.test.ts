@@ -15,7 +15,7 @@ import { REPO_ROOT } from "../helpers/pulumi";
 const committed = readFileSync(join(REPO_ROOT, "docs", "openapi.json"), "utf8");
 
 describe("docs/openapi.json", () => {
-  it("is what contract/ makes (run `npm run gen-openapi` after changing a wire schema)", () => {
+  it("is what contract/ makes (run `npm run gen` after changing a wire schema)", () => {
     expect(committed).toBe(openApiText());
   });
 

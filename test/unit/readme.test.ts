@@ -66,7 +66,7 @@ describe("the tables of the README and the reference match the code", () => {
       withReferenceTables: (page: string, definitions: object) => string;
     };
     const page = pages["docs/resources.md"] ?? "";
-    // The committed tables are what `npm run gen-reference` makes now.
+    // The committed tables are what `npm run gen` makes now.
     expect(page).toBe(withReferenceTables(page, definitions));
     const marked = [...page.matchAll(/<!-- reference: (\w+) (\w+) -->/g)].map(([, name, part]) => `${name} ${part}`).sort();
     const described = [

@@ -17,7 +17,7 @@ const committed = readFileSync(join(REPO_ROOT, "plugin", "schema.json"), "utf8")
 const schema = JSON.parse(committed) as { resources: Record<string, { inputProperties: object; properties: Record<string, { secret?: boolean }> }> };
 
 describe("plugin/schema.json", () => {
-  it("is what the resources' descriptions make (run `npm run gen-sdk` after changing provider/definitions.ts)", () => {
+  it("is what the resources' descriptions make (run `npm run gen` after changing provider/definitions.ts)", () => {
     expect(committed).toBe(schemaFileText());
   });
 

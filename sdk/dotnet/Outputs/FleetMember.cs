@@ -30,15 +30,15 @@ namespace PulumiProxy.Proxy.Outputs
         /// </summary>
         public readonly string? CreatedAt;
         /// <summary>
-        /// When the order expires (RFC 3339).
+        /// When the order expires (RFC 3339): the earliest expiry of the order and its proxies, as of the last create, update or refresh; null when the API reported none.
         /// </summary>
         public readonly string? ExpiresAt;
         /// <summary>
-        /// The order id, such as `ord_...`.
+        /// The order id, such as `ord_...` (a ProxyOrder's resource id too).
         /// </summary>
         public readonly string OrderId;
         /// <summary>
-        /// The idempotency key the order was bought with; null for an imported order.
+        /// The idempotency key the order was bought with (a ProxyOrder's differs from `idempotencyKey` after a re-purchase); null for an adopted or imported order.
         /// </summary>
         public readonly string? PurchaseKey;
         /// <summary>

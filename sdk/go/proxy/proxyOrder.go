@@ -32,13 +32,13 @@ type ProxyOrder struct {
 	ExpiresAt pulumi.StringPtrOutput `pulumi:"expiresAt"`
 	// Idempotency key of the purchase. Defaults to a key derived from the project, stack, resource name and plan, so that running `pulumi up` again never buys twice.
 	IdempotencyKey pulumi.StringOutput `pulumi:"idempotencyKey"`
-	// The order id, such as `ord_...` (also the resource's id).
+	// The order id, such as `ord_...` (a ProxyOrder's resource id too).
 	OrderId pulumi.StringOutput `pulumi:"orderId"`
 	// The plan to buy, such as `dc-us-5` (1 to 128 characters). Changing it buys a new order (a replacement).
 	PlanId pulumi.StringOutput `pulumi:"planId"`
 	// The proxies this order provisioned, without their credentials.
 	Proxies ProxyInfoArrayOutput `pulumi:"proxies"`
-	// The idempotency key the order was bought with (differs from `idempotencyKey` after a re-purchase); null for an adopted or imported order.
+	// The idempotency key the order was bought with (a ProxyOrder's differs from `idempotencyKey` after a re-purchase); null for an adopted or imported order.
 	PurchaseKey pulumi.StringPtrOutput `pulumi:"purchaseKey"`
 	// When the order became active (RFC 3339).
 	ReadyAt pulumi.StringPtrOutput `pulumi:"readyAt"`
@@ -259,7 +259,7 @@ func (o ProxyOrderOutput) IdempotencyKey() pulumi.StringOutput {
 	return o.ApplyT(func(v *ProxyOrder) pulumi.StringOutput { return v.IdempotencyKey }).(pulumi.StringOutput)
 }
 
-// The order id, such as `ord_...` (also the resource's id).
+// The order id, such as `ord_...` (a ProxyOrder's resource id too).
 func (o ProxyOrderOutput) OrderId() pulumi.StringOutput {
 	return o.ApplyT(func(v *ProxyOrder) pulumi.StringOutput { return v.OrderId }).(pulumi.StringOutput)
 }
@@ -274,7 +274,7 @@ func (o ProxyOrderOutput) Proxies() ProxyInfoArrayOutput {
 	return o.ApplyT(func(v *ProxyOrder) ProxyInfoArrayOutput { return v.Proxies }).(ProxyInfoArrayOutput)
 }
 
-// The idempotency key the order was bought with (differs from `idempotencyKey` after a re-purchase); null for an adopted or imported order.
+// The idempotency key the order was bought with (a ProxyOrder's differs from `idempotencyKey` after a re-purchase); null for an adopted or imported order.
 func (o ProxyOrderOutput) PurchaseKey() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ProxyOrder) pulumi.StringPtrOutput { return v.PurchaseKey }).(pulumi.StringPtrOutput)
 }

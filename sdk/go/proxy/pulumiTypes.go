@@ -128,11 +128,11 @@ type FleetMember struct {
 	ApiKeyFingerprint *string `pulumi:"apiKeyFingerprint"`
 	// When the order was placed (RFC 3339).
 	CreatedAt *string `pulumi:"createdAt"`
-	// When the order expires (RFC 3339).
+	// When the order expires (RFC 3339): the earliest expiry of the order and its proxies, as of the last create, update or refresh; null when the API reported none.
 	ExpiresAt *string `pulumi:"expiresAt"`
-	// The order id, such as `ord_...`.
+	// The order id, such as `ord_...` (a ProxyOrder's resource id too).
 	OrderId string `pulumi:"orderId"`
-	// The idempotency key the order was bought with; null for an imported order.
+	// The idempotency key the order was bought with (a ProxyOrder's differs from `idempotencyKey` after a re-purchase); null for an adopted or imported order.
 	PurchaseKey *string `pulumi:"purchaseKey"`
 	// When the order became active (RFC 3339).
 	ReadyAt *string `pulumi:"readyAt"`
@@ -174,17 +174,17 @@ func (o FleetMemberOutput) CreatedAt() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v FleetMember) *string { return v.CreatedAt }).(pulumi.StringPtrOutput)
 }
 
-// When the order expires (RFC 3339).
+// When the order expires (RFC 3339): the earliest expiry of the order and its proxies, as of the last create, update or refresh; null when the API reported none.
 func (o FleetMemberOutput) ExpiresAt() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v FleetMember) *string { return v.ExpiresAt }).(pulumi.StringPtrOutput)
 }
 
-// The order id, such as `ord_...`.
+// The order id, such as `ord_...` (a ProxyOrder's resource id too).
 func (o FleetMemberOutput) OrderId() pulumi.StringOutput {
 	return o.ApplyT(func(v FleetMember) string { return v.OrderId }).(pulumi.StringOutput)
 }
 
-// The idempotency key the order was bought with; null for an imported order.
+// The idempotency key the order was bought with (a ProxyOrder's differs from `idempotencyKey` after a re-purchase); null for an adopted or imported order.
 func (o FleetMemberOutput) PurchaseKey() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v FleetMember) *string { return v.PurchaseKey }).(pulumi.StringPtrOutput)
 }

@@ -62,15 +62,15 @@ export interface FleetMember {
      */
     createdAt?: string;
     /**
-     * When the order expires (RFC 3339).
+     * When the order expires (RFC 3339): the earliest expiry of the order and its proxies, as of the last create, update or refresh; null when the API reported none.
      */
     expiresAt?: string;
     /**
-     * The order id, such as `ord_...`.
+     * The order id, such as `ord_...` (a ProxyOrder's resource id too).
      */
     orderId: string;
     /**
-     * The idempotency key the order was bought with; null for an imported order.
+     * The idempotency key the order was bought with (a ProxyOrder's differs from `idempotencyKey` after a re-purchase); null for an adopted or imported order.
      */
     purchaseKey?: string;
     /**

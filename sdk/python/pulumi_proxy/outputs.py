@@ -195,14 +195,14 @@ class FleetMember(dict):
                  status_reason: Optional['outputs.StatusReason'] = None):
         """
         One order of a fleet, in the slot it fills.
-        :param builtins.str order_id: The order id, such as `ord_...`.
+        :param builtins.str order_id: The order id, such as `ord_...` (a ProxyOrder's resource id too).
         :param builtins.int slot: The member's slot, 0 to `orders` - 1: its purchase key is derived from it.
         :param builtins.str status: `pending`, `provisioning`, `active`, `failed`, `cancelled` or `expired`, as of the last create, update or refresh.
         :param builtins.str api_base_url: The API the order was bought from (or adopted or imported at): its base URL. An order is never read, renewed or dropped through another API; after `proxy:baseUrl` changes, preview and up name it and say how to go on (docs/going-live.md). Absent for an order an earlier build of this package recorded, until a refresh or up finds it at the configured API.
         :param builtins.str api_key_fingerprint: A one-way fingerprint of the API key the order was bought with (never the key). A `404` from a key that is not this one drops the order from the state only when that key still sees another order of the same key, that is, the same account.
         :param builtins.str created_at: When the order was placed (RFC 3339).
-        :param builtins.str expires_at: When the order expires (RFC 3339).
-        :param builtins.str purchase_key: The idempotency key the order was bought with; null for an imported order.
+        :param builtins.str expires_at: When the order expires (RFC 3339): the earliest expiry of the order and its proxies, as of the last create, update or refresh; null when the API reported none.
+        :param builtins.str purchase_key: The idempotency key the order was bought with (a ProxyOrder's differs from `idempotencyKey` after a re-purchase); null for an adopted or imported order.
         :param builtins.str ready_at: When the order became active (RFC 3339).
         :param 'StatusReason' status_reason: Why the order failed or was cancelled, when it did.
         """
@@ -228,7 +228,7 @@ class FleetMember(dict):
     @pulumi.getter(name="orderId")
     def order_id(self) -> builtins.str:
         """
-        The order id, such as `ord_...`.
+        The order id, such as `ord_...` (a ProxyOrder's resource id too).
         """
         return pulumi.get(self, "order_id")
 
@@ -276,7 +276,7 @@ class FleetMember(dict):
     @pulumi.getter(name="expiresAt")
     def expires_at(self) -> Optional[builtins.str]:
         """
-        When the order expires (RFC 3339).
+        When the order expires (RFC 3339): the earliest expiry of the order and its proxies, as of the last create, update or refresh; null when the API reported none.
         """
         return pulumi.get(self, "expires_at")
 
@@ -284,7 +284,7 @@ class FleetMember(dict):
     @pulumi.getter(name="purchaseKey")
     def purchase_key(self) -> Optional[builtins.str]:
         """
-        The idempotency key the order was bought with; null for an imported order.
+        The idempotency key the order was bought with (a ProxyOrder's differs from `idempotencyKey` after a re-purchase); null for an adopted or imported order.
         """
         return pulumi.get(self, "purchase_key")
 

@@ -319,7 +319,7 @@ class ProxyOrder(pulumi.CustomResource):
     @pulumi.getter(name="orderId")
     def order_id(self) -> pulumi.Output[builtins.str]:
         """
-        The order id, such as `ord_...` (also the resource's id).
+        The order id, such as `ord_...` (a ProxyOrder's resource id too).
         """
         return pulumi.get(self, "order_id")
 
@@ -343,7 +343,7 @@ class ProxyOrder(pulumi.CustomResource):
     @pulumi.getter(name="purchaseKey")
     def purchase_key(self) -> pulumi.Output[Optional[builtins.str]]:
         """
-        The idempotency key the order was bought with (differs from `idempotencyKey` after a re-purchase); null for an adopted or imported order.
+        The idempotency key the order was bought with (a ProxyOrder's differs from `idempotencyKey` after a re-purchase); null for an adopted or imported order.
         """
         return pulumi.get(self, "purchase_key")
 
