@@ -22,7 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { VERSION } from "../../client/version";
 import { startSandbox, type Sandbox } from "../../sandbox";
 import { PulumiProgram, REPO_ROOT } from "../helpers/pulumi";
-import { pathWithoutNode } from "../helpers/plugin-archive";
+import { pathWithoutNode, TEST_DIST } from "../helpers/plugin-archive";
 import { readMachO } from "../helpers/macho";
 import { pythonEnvironment } from "../helpers/python";
 
@@ -56,12 +56,13 @@ async function pythonProgram(sandbox: Sandbox, venv: string, stack: string): Pro
   return program;
 }
 
-const out = mkdtempSync(join(tmpdir(), "pulumi-proxy-dist-"));
-afterAll(() => rmSync(out, { recursive: true, force: true }));
+// What `npm run dist` made for this run (the global setup built it once: test/helpers/plugin-archive.ts); what the
+// tests unpack goes to a folder of their own, so the artifacts are checked as they were written.
+const out = TEST_DIST;
+const scratch = mkdtempSync(join(tmpdir(), "pulumi-proxy-dist-test-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe("npm run dist", () => {
-  // A hang guard, not a timing: on a machine with an empty cache, the first run also fetches every platform's runtime.
-  beforeAll(() => dist(out), 1_800_000);
 
   it("writes every artifact, in Pulumi's naming, with SHA-256 sums that match", () => {
     const names = readdirSync(out).sort();
@@ -98,7 +99,7 @@ describe("npm run dist", () => {
       "windows-amd64": (h) => h.toString("latin1", 0, 2) === "MZ" && h.readUInt16LE(h.readUInt32LE(0x3c) + 4) === 0x8664,
     };
     for (const platform of PLATFORMS) {
-      const dir = mkdtempSync(join(out, `unpacked-${platform}-`));
+      const dir = mkdtempSync(join(scratch, `unpacked-${platform}-`));
       try {
         execFileSync("tar", ["-xzf", join(out, archiveName(platform)), "-C", dir]);
         const exe = platform.startsWith("windows") ? "pulumi-resource-proxy.exe" : "pulumi-resource-proxy";
@@ -125,7 +126,7 @@ describe("npm run dist", () => {
   });
 
   it("the darwin-arm64 executable is signed ad hoc, with the hash of every page matching (Apple Silicon runs nothing less)", () => {
-    const dir = mkdtempSync(join(out, "unpacked-signature-"));
+    const dir = mkdtempSync(join(scratch, "unpacked-signature-"));
     try {
       execFileSync("tar", ["-xzf", join(out, archiveName("darwin-arm64")), "-C", dir]);
       const { signature } = readMachO(readFileSync(join(dir, "pulumi-resource-proxy")));
@@ -137,7 +138,7 @@ describe("npm run dist", () => {
   });
 
   it("the linux-amd64 executable serves the plugin (version, schema) and the sandbox, with no node on PATH", async () => {
-    const dir = mkdtempSync(join(out, "run-"));
+    const dir = mkdtempSync(join(scratch, "run-"));
     execFileSync("tar", ["-xzf", join(out, archiveName("linux-amd64")), "-C", dir]);
     const exe = join(dir, "pulumi-resource-proxy");
     const start = (args: string[]) => {
@@ -176,7 +177,7 @@ describe("npm run dist", () => {
 
   it("the Go SDK's module folder serves the module: the README's Go quick start builds from it, no replace", async () => {
     const run = promisify(execFile);
-    const dir = mkdtempSync(join(out, "go-program-"));
+    const dir = mkdtempSync(join(scratch, "go-program-"));
     const program = /```go\n([\s\S]*?)```/.exec(readFileSync(join(REPO_ROOT, "README.md"), "utf8"))?.[1] ?? "";
     const pulumiSdk = /github\.com\/pulumi\/pulumi\/sdk\/v3 (v\S+)/.exec(readFileSync(join(REPO_ROOT, "sdk", "go.mod"), "utf8"))?.[1];
     writeFileSync(
@@ -225,7 +226,7 @@ describe("npm run dist", () => {
 });
 
 describe("automatic plugin download from the SDK's pluginDownloadURL", () => {
-  const served = join(out, "served");
+  const served = join(scratch, "served");
   const asked: string[] = [];
   let server: Server;
   let sandbox: Sandbox;
@@ -233,7 +234,7 @@ describe("automatic plugin download from the SDK's pluginDownloadURL", () => {
 
   beforeAll(async () => {
     mkdirSync(served, { recursive: true });
-    // A release page on loopback: it serves the archives the dist below writes.
+    // A release page on loopback: it serves the archive the global setup built, and the Python SDK below names it.
     server = createServer((req, res) => {
       asked.push(req.url ?? "");
       const file = join(served, decodeURIComponent((req.url ?? "").replace(/^\/+/, "")));
@@ -247,9 +248,10 @@ describe("automatic plugin download from the SDK's pluginDownloadURL", () => {
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/releases/v\${VERSION}`;
-    dist(served, { PLUGIN_DOWNLOAD_URL: url, DIST_TARGETS: "linux-amd64", DIST_PARTS: "plugin,python" });
+    // Only the SDKs name the URL; the archive is the one already built.
+    dist(served, { PLUGIN_DOWNLOAD_URL: url, DIST_PARTS: "python" });
     mkdirSync(join(served, "releases", `v${VERSION}`), { recursive: true });
-    execFileSync("cp", [join(served, archiveName("linux-amd64")), join(served, "releases", `v${VERSION}`)]);
+    execFileSync("cp", [join(out, archiveName("linux-amd64")), join(served, "releases", `v${VERSION}`)]);
 
     sandbox = await startSandbox({ provisioningMs: 500 });
     const venv = pythonEnvironment({ sdk: join(served, `pulumi_proxy-${VERSION}-py3-none-any.whl`), name: "download" });
@@ -280,7 +282,7 @@ describe("the plugin compiled by Bun, as darwin-arm64's is, for this machine (li
 
   beforeAll(async () => {
     const { bundle, bunExecutable } = (await import(join(REPO_ROOT, "scripts", "dist.mjs"))) as DistScript;
-    const work = mkdtempSync(join(out, "bun-"));
+    const work = mkdtempSync(join(scratch, "bun-"));
     const folder = join(work, "archive");
     mkdirSync(folder);
     bunExecutable(await bundle(work), "bun-linux-x64", "@oven/bun-linux-x64", join(folder, "pulumi-resource-proxy"));

@@ -1,7 +1,8 @@
 /**
- * The plugin as users install it: the linux-amd64 archive `npm run dist` makes (a single executable, no Node.js
- * needed), built once per test run by the global setup, and installed into a program's plugin cache with
- * `pulumi plugin install resource proxy <version> --file <archive>`.
+ * The release artifacts as `npm run dist` makes them (every platform's plugin archive, the npm, Python, Node.js and Go
+ * packages), built once per test run by the global setup: the plugin's end-to-end tests install its linux-amd64
+ * archive (a single executable, no Node.js needed) with `pulumi plugin install resource proxy <version> --file
+ * <archive>`, and test/e2e/dist.test.ts checks every artifact, so nothing is built twice.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
@@ -9,24 +10,25 @@ import { dirname, join } from "node:path";
 import { VERSION } from "../../client/version";
 import { pulumiBinary, REPO_ROOT, type PulumiProgram } from "./pulumi";
 
-/** Where the tests' archive is built (ignored by git, like every build output). */
+/** Where the tests' artifacts are built (ignored by git, like every build output). */
 export const TEST_DIST = join(REPO_ROOT, "build", "test-dist");
 
-/** The archive's path. */
+/** The linux-amd64 plugin archive's path. */
 export function pluginArchive(): string {
   return join(TEST_DIST, `pulumi-resource-proxy-v${VERSION}-linux-amd64.tar.gz`);
 }
 
-/** Builds the archive unless it is newer than everything in dist/ (which `npm test` has just built). */
-export function buildPluginArchive(): void {
+/** Runs `npm run dist` into {@link TEST_DIST} unless its sums are newer than everything in dist/ (which `npm test` has just built). */
+export function buildTestDist(): void {
   const newest = (dir: string): number =>
     readdirSync(dir, { withFileTypes: true }).reduce((max, entry) => {
       const path = join(dir, entry.name);
       return Math.max(max, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
     }, 0);
-  if (existsSync(pluginArchive()) && statSync(pluginArchive()).mtimeMs > newest(join(REPO_ROOT, "dist"))) return;
+  const sums = join(TEST_DIST, "SHA256SUMS");
+  if (existsSync(sums) && statSync(sums).mtimeMs > newest(join(REPO_ROOT, "dist"))) return;
   execFileSync(process.execPath, [join(REPO_ROOT, "scripts", "dist.mjs")], {
-    env: { ...process.env, DIST_OUT: TEST_DIST, DIST_TARGETS: "linux-amd64", DIST_PARTS: "plugin", DIST_NO_BUILD: "1" },
+    env: { ...process.env, DIST_OUT: TEST_DIST, DIST_NO_BUILD: "1" },
     stdio: ["ignore", "ignore", "inherit"],
   });
 }
