@@ -55,7 +55,15 @@ async function runLeg(name, dir, legEnv, everything, out = "inherit") {
   say(`\n=== test leg ${name}: Node ${version}, @pulumi/pulumi ${pulumiVersion(dir)}${everything ? "" : ", Node-dependent tests"} ===\n`);
   // The build compiles the package; the type check also covers the tests, which vitest runs without checking types.
   const build = await here("npm", ["run", "build", "--silent"]);
-  const typecheck = build === 0 && everything ? await here("npm", ["run", "typecheck", "--silent"]) : build;
+  // The main leg's release artifacts (test/helpers/plugin-archive.ts: the global setup finds them fresh and builds
+  // nothing) are made while it type-checks; a failed build of them is left to the global setup to report.
+  const [typecheck] =
+    build === 0 && everything
+      ? await Promise.all([
+          here("npm", ["run", "typecheck", "--silent"]),
+          here("node", [join(dir, "scripts", "dist.mjs")], { env: { ...env, DIST_OUT: join(dir, "build", "test-dist"), DIST_NO_BUILD: "1" } }),
+        ])
+      : [build];
   if (build !== 0 || typecheck !== 0) {
     say(`run-tests: leg ${name}: the TypeScript build or type check failed (above); no test ran.`);
     return "0 passed, 1 failed";
@@ -68,7 +76,8 @@ async function runLeg(name, dir, legEnv, everything, out = "inherit") {
     "--reporter=default",
     "--reporter=json",
     `--outputFile.json=${report}`,
-    ...(everything ? [] : once.flatMap((file) => ["--exclude", file])),
+    // The main leg runs alone once the Node legs are done: a third file at a time keeps both cores busy then.
+    ...(everything ? ["--maxWorkers=3"] : once.flatMap((file) => ["--exclude", file])),
     ...vitestArgs,
   ], {
     env: { ...env, PULUMI_BIN: pulumiBin, PULUMI_LANGUAGE_HOSTS: languageHosts, ...(everything ? {} : { PULUMI_PROXY_TESTS: "node-dependent" }) },
