@@ -3,7 +3,7 @@
  */
 import type { Order } from "../contract/types";
 import { PROXY_FLEET, type ObjectTypes, type Shape } from "./definitions";
-import { inputValues } from "./fields";
+import { inputValues, type Complete } from "./fields";
 import { orderFields, splitCredentials } from "./order-state";
 import type { OrderOrigin } from "./origin";
 
@@ -68,14 +68,15 @@ export function toFleetOutputs(
   const sorted = [...members].sort((a, b) => a.slot - b.slot);
   const listed = [...sorted, ...retiring];
   const expiries = sorted.filter((m) => m.status === "active" && m.expiresAt).map((m) => m.expiresAt as string);
-  return {
-    ...fleetInputsOf(inputs),
+  // Every output listed, so one added to the definition and not computed here fails the type check.
+  const outputs: Complete<Shape<typeof PROXY_FLEET.outputs>> = {
     members: sorted,
     retiring,
     proxies: listed.flatMap((m) => known.get(m.orderId)?.proxies ?? []),
     credentials: listed.flatMap((m) => known.get(m.orderId)?.credentials ?? []),
     expiresAt: expiries.reduce<string | null>((first, e) => (first === null || Date.parse(e) < Date.parse(first) ? e : first), null),
   };
+  return { ...fleetInputsOf(inputs), ...outputs };
 }
 
 /** The inputs part of inputs or stored outputs (refresh returns them so that a refresh leaves no phantom diff). */
