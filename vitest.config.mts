@@ -3,18 +3,20 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /**
  * The longest files first, the quick ones after: on two cores the quick files then fill the gaps at the end, instead
- * of one long file starting last and running alone. `LONGEST` is what a CI run measured, longest first (a file missing
- * from it only loses its place); then the other end-to-end files; then the rest, each kind in vitest's own order.
+ * of one long file starting last and running alone. `LONGEST` is what a CI run measured, longest first, except that
+ * the files that install the plugin archive (built once per run, while the first files run: scripts/run-tests.mjs)
+ * come after those that do not (a file missing from the list only loses its place); then the other end-to-end files;
+ * then the rest, each kind in vitest's own order.
  */
 const LONGEST = [
-  "test/e2e/api-move.test.ts",
   "test/e2e/examples-installed.test.ts",
   "test/e2e/fleet-resource.test.ts",
-  "test/e2e/plugin.test.ts",
   "test/e2e/orders-kept.test.ts",
   "test/integration/every-fault.test.ts",
-  "test/e2e/dist.test.ts",
   "test/e2e/removed-order.test.ts",
+  "test/e2e/api-move.test.ts",
+  "test/e2e/plugin.test.ts",
+  "test/e2e/dist.test.ts",
   "test/e2e/fleet.test.ts",
   "test/e2e/renewal.test.ts",
   "test/e2e/soak.test.ts",

@@ -56,15 +56,8 @@ async function runLeg(name, dir, legEnv, everything, out = "inherit") {
   say(`\n=== test leg ${name}: Node ${version}, @pulumi/pulumi ${pulumiVersion(dir)}${everything ? "" : ", Node-dependent tests"} ===\n`);
   // The build compiles the package; the type check also covers the tests, which vitest runs without checking types.
   const build = await here("npm", ["run", "build", "--silent"]);
-  // The main leg's release artifacts (test/helpers/plugin-archive.ts: the global setup finds them fresh and builds
-  // nothing) are made while it type-checks; a failed build of them is left to the global setup to report.
-  const [typecheck] =
-    build === 0 && everything
-      ? await Promise.all([
-          here("npm", ["run", "typecheck", "--silent"]),
-          here("node", [join(dir, "scripts", "dist.mjs")], { env: { ...env, DIST_OUT: join(dir, "build", "test-dist"), DIST_NO_BUILD: "1" } }),
-        ])
-      : [build];
+  if (build === 0 && everything) startTestDist(dir, env);
+  const typecheck = build === 0 && everything ? await here("npm", ["run", "typecheck", "--silent"]) : build;
   if (build !== 0 || typecheck !== 0) {
     say(`run-tests: leg ${name}: the TypeScript build or type check failed (above); no test ran.`);
     return "0 passed, 1 failed";
@@ -92,6 +85,18 @@ async function runLeg(name, dir, legEnv, everything, out = "inherit") {
   rmSync(reportDir, { recursive: true, force: true });
   say(`\n=== test leg ${name} (Node ${version}): ${totals ?? "0 passed, 1 failed"} ===`);
   return totals ?? "0 passed, 1 failed";
+}
+
+/**
+ * Starts the main leg's release artifacts while its tests start: the tests that need them wait for the lock to go
+ * (test/helpers/plugin-archive.ts, whose paths these are), and build them themselves if this build failed.
+ */
+function startTestDist(dir, env) {
+  const lock = join(dir, "build", "test-dist.building");
+  rmSync(lock, { recursive: true, force: true });
+  mkdirSync(lock, { recursive: true });
+  const distEnv = { ...env, DIST_OUT: join(dir, "build", "test-dist"), DIST_NO_BUILD: "1" };
+  void runAsync("node", [join(dir, "scripts", "dist.mjs")], { cwd: dir, env: distEnv, out: "ignore" }).finally(() => rmSync(lock, { recursive: true, force: true }));
 }
 
 function pulumiVersion(dir) {

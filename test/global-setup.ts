@@ -1,13 +1,10 @@
 /**
- * Runs once before the tests: makes `require("pulumi-proxy")` resolve to this working tree (as an install would),
- * for the example tests and the end-to-end programs, and runs `npm run dist` once for the tests that install its
- * plugin archive or check its artifacts (not in the legs that run only the Node-dependent tests, none of which does:
- * scripts/run-tests.mjs).
+ * Runs once before the tests: makes `require("pulumi-proxy")` resolve to this working tree (as an install would), for
+ * the example tests and the end-to-end programs. The release artifacts some tests need are built once, when the first
+ * of them asks (test/helpers/plugin-archive.ts), or earlier by `npm test`.
  */
-import { buildTestDist } from "./helpers/plugin-archive";
 import { linkWorkingTree } from "./helpers/pulumi";
 
 export default function setup(): void {
   linkWorkingTree();
-  if (process.env.PULUMI_PROXY_TESTS !== "node-dependent") buildTestDist();
 }

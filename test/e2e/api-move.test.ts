@@ -11,9 +11,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "../../sandbox";
-import { installPluginWithoutNode } from "../helpers/plugin-archive";
+import { installPluginWithoutNode, testDist } from "../helpers/plugin-archive";
 import { REPO_ROOT, type JsonSummary } from "../helpers/pulumi";
 import { useStack, type StackUnderTest } from "../helpers/stack";
+
+// The plugin archive this file installs: built once per run, maybe still under way (a hang guard, not a timing).
+beforeAll(() => testDist(), 1_800_000);
 
 /** The release before orders recorded where they live, packed (test/fixtures/previous-release). */
 const PREVIOUS_RELEASE = join(REPO_ROOT, "test", "fixtures", "previous-release", "pulumi-proxy-0.1.0-0a11d9d.tgz");

@@ -22,7 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { VERSION } from "../../client/version";
 import { startSandbox, type Sandbox } from "../../sandbox";
 import { PulumiProgram, REPO_ROOT } from "../helpers/pulumi";
-import { pathWithoutNode, TEST_DIST } from "../helpers/plugin-archive";
+import { pathWithoutNode, TEST_DIST, testDist } from "../helpers/plugin-archive";
 import { readMachO } from "../helpers/macho";
 import { pythonEnvironment } from "../helpers/python";
 
@@ -56,11 +56,13 @@ async function pythonProgram(sandbox: Sandbox, venv: string, stack: string): Pro
   return program;
 }
 
-// What `npm run dist` made for this run (the global setup built it once: test/helpers/plugin-archive.ts); what the
-// tests unpack goes to a folder of their own, so the artifacts are checked as they were written.
+// What `npm run dist` made for this run, once (test/helpers/plugin-archive.ts); what the tests unpack goes to a folder
+// of their own, so the artifacts are checked as they were written.
 const out = TEST_DIST;
 const scratch = mkdtempSync(join(tmpdir(), "pulumi-proxy-dist-test-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+// A hang guard, not a timing: on a machine with an empty cache, the build also fetches every platform's runtime.
+beforeAll(() => testDist(), 1_800_000);
 
 describe("npm run dist", () => {
 

@@ -2,9 +2,12 @@
  * ProxyFleet from a YAML program through the plugin, with the real CLI and no Node.js on PATH: buy, a quiet preview,
  * refresh, `pulumi import` by order ids after the fleet left the state, and destroy.
  */
-import { describe, expect, it } from "vitest";
-import { installPluginWithoutNode } from "../helpers/plugin-archive";
+import { beforeAll, describe, expect, it } from "vitest";
+import { installPluginWithoutNode, testDist } from "../helpers/plugin-archive";
 import { useStack } from "../helpers/stack";
+
+// The plugin archive this file installs: built once per run, maybe still under way (a hang guard, not a timing).
+beforeAll(() => testDist(), 1_800_000);
 
 const FLEET_TYPE = "proxy:index:ProxyFleet";
 

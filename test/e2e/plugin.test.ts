@@ -9,8 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "../../sandbox";
 import { pulumiBinary, PulumiProgram, type CliResult } from "../helpers/pulumi";
 import { useStack } from "../helpers/stack";
-import { installPlugin, installPluginWithoutNode, pathWithoutNode } from "../helpers/plugin-archive";
+import { installPlugin, installPluginWithoutNode, pathWithoutNode, testDist } from "../helpers/plugin-archive";
 import { pythonEnvironment } from "../helpers/python";
+
+// The plugin archive this file installs: built once per run, maybe still under way (a hang guard, not a timing).
+beforeAll(() => testDist(), 1_800_000);
 
 const ORDER_TYPE = "proxy:index:ProxyOrder";
 

@@ -6,11 +6,14 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
-import { installPlugin } from "../helpers/plugin-archive";
+import { beforeAll, describe, expect, it } from "vitest";
+import { installPlugin, testDist } from "../helpers/plugin-archive";
 import { policyPackExecutable } from "../helpers/policy";
 import type { PulumiProgram } from "../helpers/pulumi";
 import { useStack } from "../helpers/stack";
+
+// The plugin archive this file installs: built once per run, maybe still under way (a hang guard, not a timing).
+beforeAll(() => testDist(), 1_800_000);
 
 /** Writes a policy config into the program's folder; returns the flags that apply the pack with it. */
 function guard(program: PulumiProgram, config: object): string[] {
