@@ -131,9 +131,9 @@ async function prepareLeg(leg, out) {
   }
   if (kept) return { dir, env };
   const install = (args) => runAsync("npm", args, { cwd: dir, env, out });
-  if ((await install(["ci", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts"])) !== 0) throw new Error("npm ci failed");
+  if ((await install(["ci", "--no-audit", "--no-fund", "--ignore-scripts"])) !== 0) throw new Error("npm ci failed");
   const pulumiPin = `@pulumi/pulumi@${leg.pulumi}`;
-  if ((await install(["install", "--no-save", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", pulumiPin])) !== 0) {
+  if ((await install(["install", "--no-save", "--no-audit", "--no-fund", "--ignore-scripts", pulumiPin])) !== 0) {
     throw new Error(`npm install ${pulumiPin} failed`);
   }
   writeFileSync(stampFile, stamp);

@@ -121,7 +121,7 @@ describe("a stack of the previous release, upgraded with npm install, then moved
       outside = mkdtempSync(join(tmpdir(), "pulumi-proxy-upgrade-"));
       const dir = join(outside, "quickstart");
       cpSync(join(REPO_ROOT, "examples", "quickstart"), dir, { recursive: true });
-      execFileSync("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", PREVIOUS_RELEASE], { cwd: dir, stdio: "pipe" });
+      execFileSync("npm", ["install", "--no-audit", "--no-fund", PREVIOUS_RELEASE], { cwd: dir, stdio: "pipe" });
       return dir;
     },
   });
@@ -136,7 +136,7 @@ describe("a stack of the previous release, upgraded with npm install, then moved
     const packed = JSON.parse(
       execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", outside], { cwd: REPO_ROOT, encoding: "utf8" }),
     ) as Array<{ filename: string }>;
-    execFileSync("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", join(outside, packed[0]?.filename ?? "")], { cwd: program.dir, stdio: "pipe" });
+    execFileSync("npm", ["install", "--no-audit", "--no-fund", join(outside, packed[0]?.filename ?? "")], { cwd: program.dir, stdio: "pipe" });
     const preview = await program.preview();
     expect(proxyOps(preview)).toEqual(["update"]);
     expect(said(preview)).toContain("records no API (an earlier release bought it)");

@@ -236,7 +236,7 @@ describe("automatic plugin download from the SDK's pluginDownloadURL", () => {
 
   beforeAll(async () => {
     mkdirSync(served, { recursive: true });
-    // A release page on loopback: it serves the archive the global setup built, and the Python SDK below names it.
+    // A release page on loopback: it serves the archive built for this run, and the Python SDK below names it.
     server = createServer((req, res) => {
       asked.push(req.url ?? "");
       const file = join(served, decodeURIComponent((req.url ?? "").replace(/^\/+/, "")));

@@ -19,7 +19,7 @@ let tarball: string;
 function install(example: string, into = example.split("/").pop() ?? example, programDir = "."): string {
   const dir = join(outside, into);
   cpSync(join(REPO_ROOT, "examples", example), dir, { recursive: true });
-  execFileSync("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", tarball], { cwd: join(dir, programDir), stdio: "pipe" });
+  execFileSync("npm", ["install", "--no-audit", "--no-fund", tarball], { cwd: join(dir, programDir), stdio: "pipe" });
   return dir;
 }
 
@@ -78,7 +78,7 @@ describe("the provider plugin, installed from the tarball, runs examples/plugin-
       const dir = pluginYaml(join(outside, "plugin-yaml"), (project) =>
         project.replace("runtime: yaml\n", "runtime: yaml\nplugins:\n  providers:\n    - name: proxy\n      path: node_modules/pulumi-proxy/bin\n"),
       );
-      execFileSync("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", tarball], { cwd: dir, stdio: "pipe" });
+      execFileSync("npm", ["install", "--no-audit", "--no-fund", tarball], { cwd: dir, stdio: "pipe" });
       return dir;
     },
   });
@@ -100,7 +100,7 @@ describe("the provider plugin, installed globally, is found on PATH with no plug
     sandbox: { provisioningMs: 500 },
     // `npm install --global` into a prefix of the test's own, as a user's global install would be.
     installedDir: () => {
-      execFileSync("npm", ["install", "--global", "--prefix", prefix(), "--prefer-offline", "--no-audit", "--no-fund", tarball], { stdio: "pipe" });
+      execFileSync("npm", ["install", "--global", "--prefix", prefix(), "--no-audit", "--no-fund", tarball], { stdio: "pipe" });
       return pluginYaml(join(outside, "plugin-on-path"), (project) => project);
     },
     prepare: (program) => {

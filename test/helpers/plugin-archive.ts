@@ -27,15 +27,20 @@ export function pluginArchive(): string {
   return join(TEST_DIST, `pulumi-resource-proxy-v${VERSION}-linux-amd64.tar.gz`);
 }
 
+/** Set once {@link TEST_DIST} is known fresh in this process, so later calls read no folder. */
+let known = false;
+
 /** Whether {@link TEST_DIST} was built after everything in dist/. */
 function fresh(): boolean {
+  if (known) return true;
   const newest = (dir: string): number =>
     readdirSync(dir, { withFileTypes: true }).reduce((max, entry) => {
       const path = join(dir, entry.name);
       return Math.max(max, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
     }, 0);
   const sums = join(TEST_DIST, "SHA256SUMS");
-  return existsSync(sums) && statSync(sums).mtimeMs > newest(join(REPO_ROOT, "dist"));
+  known = existsSync(sums) && statSync(sums).mtimeMs > newest(join(REPO_ROOT, "dist"));
+  return known;
 }
 
 /**
