@@ -5,16 +5,19 @@
  */
 import type { FailFault } from "./faults";
 import { parseMaybe, Problem } from "./http";
+import { PROXY_CONDITIONS, type ProxyCondition } from "./proxy-serving";
 import type { Sandbox } from "./sandbox";
 
 /** Answers one admin request. */
-export function handleAdmin(
+export async function handleAdmin(
   method: string,
   path: string,
   body: string,
   sandbox: Omit<Sandbox, "url" | "port" | "stop">,
-): { status: number; body: unknown } {
+): Promise<{ status: number; body: unknown }> {
   const input = (parseMaybe(body) ?? {}) as Record<string, unknown>;
+  const proxy = /^\/__sandbox\/proxies\/([^/]+)$/.exec(path);
+  if (method === "POST" && proxy) return setProxyCondition(decodeURIComponent(proxy[1] ?? ""), input.condition, sandbox);
   if (method === "POST" && path === "/__sandbox/faults") {
     if (input.clear === true) sandbox.faults.clear();
     if (input.failNext) sandbox.faults.failNext(input.failNext as FailFault);
@@ -74,4 +77,18 @@ export function handleAdmin(
     return { status: 200, body: { ok: true } };
   }
   throw new Problem(404, `No admin route ${method} ${path}.`);
+}
+
+/** `POST /__sandbox/proxies/{id}` with `{ "condition": "dead" }`: what a served proxy does from now on. */
+async function setProxyCondition(id: string, condition: unknown, sandbox: Omit<Sandbox, "url" | "port" | "stop">) {
+  if (!sandbox.proxies) throw new Problem(409, "The sandbox does not serve its proxies: start it with serveProxies (--serve-proxies).");
+  if (typeof condition !== "string" || !PROXY_CONDITIONS.includes(condition as ProxyCondition)) {
+    throw new Problem(400, `Send { "condition": ${PROXY_CONDITIONS.map((c) => `"${c}"`).join(" | ")} }.`);
+  }
+  try {
+    await sandbox.proxies.setCondition(id, condition as ProxyCondition);
+  } catch (error) {
+    throw new Problem(404, error instanceof Error ? error.message : String(error));
+  }
+  return { status: 200, body: { id, condition } };
 }

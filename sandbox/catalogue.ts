@@ -26,6 +26,7 @@ export const PLANS: Readonly<Record<string, Plan>> = Object.freeze(
   Object.fromEntries(
     (
       [
+        { id: "dc-us-1", type: "datacenter", country: "US", city: "Ashburn", protocol: "http", proxyCount: 1, priceCents: 100, durationDays: 30 },
         { id: "dc-us-5", type: "datacenter", country: "US", city: "Ashburn", protocol: "http", proxyCount: 5, priceCents: 500, durationDays: 30 },
         { id: "dc-de-25", type: "datacenter", country: "DE", city: "Frankfurt", protocol: "http", proxyCount: 25, priceCents: 2000, durationDays: 30 },
         { id: "isp-gb-2", type: "isp", country: "GB", city: "London", protocol: "http", proxyCount: 2, priceCents: 800, durationDays: 30 },

@@ -13,6 +13,7 @@ import { contractProblems, type Answer } from "./answer-check";
 import { authenticate, type Auth } from "./auth";
 import type { FailFault } from "./faults";
 import { jsonAnswer, parseMaybe, Problem, problemAnswer, send } from "./http";
+import type { ProxyListeners } from "./proxy-serving";
 import { sendsHints, type RateLimiter } from "./rate-limit";
 import { route } from "./routes";
 import type { RecordedRequest, Sandbox, SandboxOptions } from "./sandbox";
@@ -26,6 +27,8 @@ export interface Running {
   sandbox: Omit<Sandbox, "url" | "port" | "stop">;
   readOnlyApiKey: string;
   limiter: RateLimiter | undefined;
+  /** The served proxies' listeners (the option `serveProxies`). */
+  listeners: ProxyListeners | undefined;
 }
 
 /** One request and its answer. */
@@ -83,7 +86,7 @@ export class Exchange {
 
   private async admin(body: string): Promise<void> {
     if (this.auth !== "valid") throw new Problem(401, "The admin routes need the sandbox's full API key.");
-    const answer = handleAdmin(this.method, this.url.pathname, body, this.running.sandbox);
+    const answer = await handleAdmin(this.method, this.url.pathname, body, this.running.sandbox);
     await this.finish(jsonAnswer(answer.status, answer.body));
   }
 
@@ -152,6 +155,7 @@ export class Exchange {
         return clock.now();
       },
       onOrderCreated: (id, idempotencyKey) => sandbox.createdOrders.push({ id, idempotencyKey }),
+      serveProxies: this.running.listeners && ((proxies) => this.running.listeners?.serve(proxies) ?? Promise.resolve()),
     });
   }
 

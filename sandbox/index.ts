@@ -12,3 +12,4 @@ export type { RateLimitOptions } from "./rate-limit";
 export type { HintForm } from "../contract/rate-limit";
 export type { SandboxClock } from "./clock";
 export type { SandboxState, StoredOrder, StoredProxy } from "./state";
+export type { ProxyCondition, ProxyServing, ServeProxiesOptions } from "./proxy-serving";

@@ -51,6 +51,8 @@ export interface RouteContext {
   beforeCommit: () => Promise<number>;
   /** Records every order made, for tests. */
   onOrderCreated: (orderId: string, idempotencyKey: string | undefined) => void;
+  /** Gives a new order's proxies listeners and their addresses (the option `serveProxies`). */
+  serveProxies?: (proxies: StoredProxy[]) => Promise<void>;
 }
 
 const KNOWN_TYPES = new Set<string>(PROXY_TYPES);
@@ -190,6 +192,7 @@ async function createOrder(req: RouteRequest, ctx: RouteContext): Promise<RouteR
   if (key !== undefined) {
     state.idempotency.set(key, { key, bodyHash: hash, orderId: order.id, createdAt: committedAt });
   }
+  await ctx.serveProxies?.(order.proxies);
   state.save();
   ctx.onOrderCreated(order.id, key);
   return {

@@ -6,6 +6,7 @@ import type { SandboxClock } from "./clock";
 import type { Faults } from "./faults";
 import type { HintForm } from "../contract/rate-limit";
 import type { RateLimitHints, RateLimitOptions } from "./rate-limit";
+import type { ProxyServing, ServeProxiesOptions } from "./proxy-serving";
 import type { SandboxState } from "./state";
 
 /** The sandbox's documented default API key. It buys nothing real: the sandbox is local. */
@@ -63,6 +64,13 @@ export interface SandboxOptions {
    * @default true
    */
   checkAnswers?: boolean;
+  /**
+   * Serve the proxies: each one provisioned gets a real listener on 127.0.0.1 that speaks its protocol (HTTP
+   * `CONNECT` or SOCKS5) and requires its username and password, and `proxies.echoUrl` answers with the caller's
+   * address (docs/sandbox.md). `true` serves them all healthy; the options make shares dead, slow or refuse their
+   * credentials. @default false
+   */
+  serveProxies?: boolean | ServeProxiesOptions;
 }
 
 /** One request the sandbox received, as tests see it. The key itself is never recorded. */
@@ -112,6 +120,8 @@ export interface Sandbox {
   requests: RecordedRequest[];
   /** Every order created, in order. */
   createdOrders: CreatedOrder[];
+  /** The served proxies and their echo target; undefined unless the option `serveProxies` is set. */
+  proxies?: ProxyServing;
   /** Answers that broke the contract (see `checkAnswers`), each described; empty while the sandbox keeps it. */
   contractViolations: string[];
   /** Marks an order `cancelled`, as an operator refund would. */

@@ -9,6 +9,7 @@ import { createClock } from "./clock";
 import { Exchange, type Running } from "./exchange";
 import { Faults } from "./faults";
 import { Problem } from "./http";
+import { ProxyListeners } from "./proxy-serving";
 import { RateLimiter } from "./rate-limit";
 import { SANDBOX_API_KEY, SANDBOX_READ_ONLY_API_KEY, type Sandbox, type SandboxOptions, type SandboxSettings } from "./sandbox";
 import { SandboxState } from "./state";
@@ -17,6 +18,13 @@ import { orderStatus } from "./views";
 /** Starts a sandbox and resolves once it listens. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const running = assemble(options);
+  const { listeners } = running;
+  if (listeners) {
+    await listeners.start();
+    // After a restart from a state file, the orders kept are served again (on their ports, when those are free).
+    await listeners.serve([...running.sandbox.state.orders.values()].flatMap((order) => order.proxies));
+    running.sandbox.state.save();
+  }
   const server = createServer((req, res) => void new Exchange(req, res, running).run());
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -28,11 +36,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     ...running.sandbox,
     url: `http://${host}:${address.port}`,
     port: address.port,
-    stop: () =>
-      new Promise<void>((resolve) => {
+    stop: async () => {
+      await listeners?.stop();
+      await new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      });
+    },
   };
 }
 
@@ -43,6 +53,8 @@ function assemble(options: SandboxOptions): Running {
   const state = new SandboxState(options.stateFile);
   const faults = new Faults();
   const limiter = options.rateLimit === false ? undefined : new RateLimiter(options.rateLimit ?? { requestsPerSecond: 10 }, clock.now);
+  const serving = options.serveProxies;
+  const listeners = serving ? new ProxyListeners(serving === true ? {} : serving) : undefined;
   const sandbox: Omit<Sandbox, "url" | "port" | "stop"> = {
     apiKey: options.apiKey ?? SANDBOX_API_KEY,
     faults,
@@ -52,6 +64,7 @@ function assemble(options: SandboxOptions): Running {
     requests: [],
     createdOrders: [],
     contractViolations: [],
+    proxies: listeners,
     cancelOrder(id) {
       const order = state.orders.get(id);
       if (!order) throw new Problem(404, `No order has the id "${id}".`);
@@ -74,7 +87,8 @@ function assemble(options: SandboxOptions): Running {
       sandbox.createdOrders.length = 0;
       state.reset();
       limiter?.reset();
+      void listeners?.clear();
     },
   };
-  return { options, sandbox, limiter, readOnlyApiKey: options.readOnlyApiKey ?? SANDBOX_READ_ONLY_API_KEY };
+  return { options, sandbox, limiter, listeners, readOnlyApiKey: options.readOnlyApiKey ?? SANDBOX_READ_ONLY_API_KEY };
 }

@@ -1,0 +1,27 @@
+/**
+ * The error a step of a check raises: a failure kind and a message for people. Messages are written here from what
+ * happened, never from what a proxy sent, so no credential and no text of the proxy's can reach a result.
+ */
+import type { HealthFailure } from "./types";
+
+/** A check's step failed for a reason the result names. */
+export class ProbeFailure extends Error {
+  constructor(
+    readonly kind: HealthFailure,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ProbeFailure";
+  }
+}
+
+/** The failure of a socket error: refused, closed, or the network's own reason by its code. */
+export function socketFailure(error: unknown, during: string): ProbeFailure {
+  if (error instanceof ProbeFailure) return error;
+  const code = (error as { code?: unknown }).code;
+  if (code === "ECONNREFUSED") return new ProbeFailure("refused", `the proxy refused the connection (${during})`);
+  if (code === "ECONNRESET" || code === "EPIPE") return new ProbeFailure("closed", `the proxy closed the connection (${during})`);
+  if (code === "ETIMEDOUT") return new ProbeFailure("timeout", `the connection timed out (${during})`);
+  const named = typeof code === "string" ? code : "a network error";
+  return new ProbeFailure("refused", `the proxy could not be reached: ${named} (${during})`);
+}
