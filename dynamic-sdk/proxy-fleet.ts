@@ -9,6 +9,8 @@ import { constructed, type Declared } from "./construct";
 type FleetCredential = ObjectTypes["FleetCredential"];
 type FleetMember = ObjectTypes["FleetMember"];
 type FleetProxy = ObjectTypes["FleetProxy"];
+type HealthCheck = ObjectTypes["HealthCheck"];
+type HealthReport = ObjectTypes["HealthReport"];
 
 /** Inputs of a {@link ProxyFleet}. */
 export interface ProxyFleetArgs {
@@ -40,6 +42,20 @@ export interface ProxyFleetArgs {
    * from the project, stack, resource name and plan.
    */
   idempotencyKey?: pulumi.Input<string>;
+  /**
+   * Check the proxies through themselves once the members are ready: on create, on update and on every refresh
+   * (docs/checking-proxies.md). The result is the `health` output; with `minHealthy`, create and update fail below it,
+   * and the orders stay in the state. The check runs from where Pulumi runs. Unset (the default): no check.
+   */
+  healthCheck?: pulumi.Input<HealthCheck>;
+  /**
+   * Replace members whose proxies failed the last check (with `healthCheck`), at most this many per `pulumi up` (1 to
+   * 1000), as an auto-scaling group replaces an unhealthy instance: each buys a new order (new proxies) with a key
+   * derived from the member, and the old order stops being tracked (it stays with the account). The last check is the
+   * one of the last refresh or up: run `pulumi up --refresh` to replace what fails now. Unset (the default): nothing is
+   * replaced for its health.
+   */
+  replaceUnhealthy?: pulumi.Input<number>;
 }
 
 /**
@@ -79,6 +95,20 @@ export class ProxyFleet extends pulumi.CustomResource {
    * from the project, stack, resource name and plan.
    */
   declare readonly idempotencyKey: pulumi.Output<string>;
+  /**
+   * Check the proxies through themselves once the members are ready: on create, on update and on every refresh
+   * (docs/checking-proxies.md). The result is the `health` output; with `minHealthy`, create and update fail below it,
+   * and the orders stay in the state. The check runs from where Pulumi runs. Unset (the default): no check.
+   */
+  declare readonly healthCheck: pulumi.Output<HealthCheck | undefined>;
+  /**
+   * Replace members whose proxies failed the last check (with `healthCheck`), at most this many per `pulumi up` (1 to
+   * 1000), as an auto-scaling group replaces an unhealthy instance: each buys a new order (new proxies) with a key
+   * derived from the member, and the old order stops being tracked (it stays with the account). The last check is the
+   * one of the last refresh or up: run `pulumi up --refresh` to replace what fails now. Unset (the default): nothing is
+   * replaced for its health.
+   */
+  declare readonly replaceUnhealthy: pulumi.Output<number | undefined>;
   /** Every member: its slot, order id, status and expiry. */
   declare readonly members: pulumi.Output<FleetMember[]>;
   /** Orders being renewed whose successor is not ready yet: still tracked, their proxies still listed. */
@@ -89,6 +119,11 @@ export class ProxyFleet extends pulumi.CustomResource {
   declare readonly credentials: pulumi.Output<FleetCredential[]>;
   /** The earliest expiry of the fleet's active members (RFC 3339). */
   declare readonly expiresAt: pulumi.Output<string | null>;
+  /**
+   * The last check of the proxies through themselves (with `healthCheck`): how many answered, and each proxy's result.
+   * Null without `healthCheck`, or before any member is active.
+   */
+  declare readonly health: pulumi.Output<HealthReport | null>;
 
   /**
    * @param name The resource's unique name; the idempotency keys of its purchases are derived from it unless

@@ -6,6 +6,8 @@ import type { OrderOutputs } from "../provider/order-state";
 import { SERIALIZED_PROVIDER, ORDER_TYPE } from "../provider/pulumi-host";
 import { constructed, type Declared } from "./construct";
 
+type HealthCheck = ObjectTypes["HealthCheck"];
+type HealthReport = ObjectTypes["HealthReport"];
 type ProxyCredential = ObjectTypes["ProxyCredential"];
 type ProxyInfo = ObjectTypes["ProxyInfo"];
 type StatusReason = ObjectTypes["StatusReason"];
@@ -47,6 +49,12 @@ export interface ProxyOrderArgs {
    * before expiry.
    */
   renewBefore?: pulumi.Input<string>;
+  /**
+   * Check the proxies through themselves once they are ready: on create, on update and on every refresh
+   * (docs/checking-proxies.md). The result is the `health` output; with `minHealthy`, create and update fail below it,
+   * and the orders stay in the state. The check runs from where Pulumi runs. Unset (the default): no check.
+   */
+  healthCheck?: pulumi.Input<HealthCheck>;
 }
 
 /**
@@ -91,6 +99,12 @@ export class ProxyOrder extends pulumi.CustomResource {
    * before expiry.
    */
   declare readonly renewBefore: pulumi.Output<string | undefined>;
+  /**
+   * Check the proxies through themselves once they are ready: on create, on update and on every refresh
+   * (docs/checking-proxies.md). The result is the `health` output; with `minHealthy`, create and update fail below it,
+   * and the orders stay in the state. The check runs from where Pulumi runs. Unset (the default): no check.
+   */
+  declare readonly healthCheck: pulumi.Output<HealthCheck | undefined>;
   /** The order id, such as `ord_...` (a ProxyOrder's resource id too). */
   declare readonly orderId: pulumi.Output<string>;
   /**
@@ -130,6 +144,11 @@ export class ProxyOrder extends pulumi.CustomResource {
   declare readonly proxies: pulumi.Output<ProxyInfo[]>;
   /** Credentials of the proxies, in the same order as `proxies`. Always secret. */
   declare readonly credentials: pulumi.Output<ProxyCredential[]>;
+  /**
+   * The last check of the proxies through themselves (with `healthCheck`): how many answered, and each proxy's result.
+   * Null without `healthCheck`, or before the order is active.
+   */
+  declare readonly health: pulumi.Output<HealthReport | null>;
 
   /**
    * @param name The resource's unique name; the idempotency keys of its purchases are derived from it unless

@@ -6,9 +6,9 @@
  */
 import type { ProxyApiClient } from "../client/client";
 import { ProxyError } from "../client/errors";
-import { GET_PROXIES, GET_USAGE, PROXY_FLEET, PROXY_ORDER } from "../provider/definitions";
+import { GET_PROXIES, GET_PROXY_HEALTH, GET_USAGE, PROXY_FLEET, PROXY_ORDER } from "../provider/definitions";
 import { secretNames } from "../provider/fields";
-import { checkGetProxiesArgs, listProxies } from "../provider/functions";
+import { checkGetProxiesArgs, checkGetProxyHealthArgs, checkProxyHealth, listProxies } from "../provider/functions";
 import { FleetProvider } from "../provider/fleet-provider";
 import type { FleetInputs, FleetOutputs } from "../provider/fleet-state";
 import { OrderProvider, type ConfigureArgs, type OperationOptions, type OrderProviderOptions, type ResourceIdentity } from "../provider/order-provider";
@@ -82,6 +82,11 @@ const FUNCTION_TYPES: Readonly<Record<string, (api: ProxyApiClient, args: Proper
     if (call.failures) return { failures: call.failures };
     const result = await listProxies(api, call.filters, call.includeCredentials);
     return { result, secret: call.includeCredentials ? secretNames(GET_PROXIES.outputs) : [] };
+  },
+  [GET_PROXY_HEALTH.token]: async (api, args) => {
+    const call = checkGetProxyHealthArgs(args);
+    if (call.failures) return { failures: call.failures };
+    return { result: await checkProxyHealth(api, call.query), secret: secretNames(GET_PROXY_HEALTH.outputs) };
   },
   [GET_USAGE.token]: async (api) => ({ result: await api.getUsage(), secret: secretNames(GET_USAGE.outputs) }),
 };

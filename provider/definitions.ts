@@ -10,6 +10,7 @@
  * `toFleetOutputs` in fleet-state.ts), and run `npm run gen`.
  */
 import type { ProxyRecord, StatusReason as ContractStatusReason, Usage } from "../contract/types";
+import type { HealthCheckInput, HealthOutput } from "./health";
 import type { FunctionSpec, ObjectTypeSpec, ResourceSpec, Same, ShapeOf } from "./fields";
 import { INPUT_CHECKS, INPUT_DEFAULTS } from "./inputs";
 
@@ -81,6 +82,75 @@ const PROXY_CREDENTIAL = {
   },
 } as const;
 
+/** How a resource checks its proxies: the `healthCheck` input. */
+const HEALTH_CHECK = {
+  token: "proxy:index:HealthCheck",
+  description: "How a resource checks its proxies through themselves (docs/checking-proxies.md).",
+  properties: {
+    target: {
+      type: "string",
+      description:
+        "The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{\"ip\": ...}` or the bare address) also gives each proxy's `exitIp`.",
+    },
+    timeout: {
+      type: "string",
+      presence: "optional",
+      description: "The most one proxy's check takes, connection to answer, such as `10s` (1s to 5m). Defaults to `10s`.",
+    },
+    minHealthy: {
+      type: "string",
+      presence: "optional",
+      description:
+        "The fewest proxies that must answer: a count such as `17`, or a share of the proxies such as `85%`. Below it, create and update fail naming the proxies that did not answer, and keep every order in the state. Unset: the check is reported and fails nothing.",
+    },
+    concurrency: { type: "integer", presence: "optional", description: "The most proxies checked at once, 1 to 500. Defaults to 50." },
+  },
+} as const;
+
+/** One proxy's last check through itself: health/'s result, as resources and getProxyHealth show it. */
+const PROXY_HEALTH = {
+  token: "proxy:index:ProxyHealth",
+  description: "One proxy's check through itself: whether the target answered through it, how fast, and from which address. Never holds a credential.",
+  properties: {
+    ip: { type: "string", description: "Address of the proxy." },
+    port: { type: "integer", description: "Port of the proxy." },
+    id: { type: "string", presence: "optional", description: "Id of the proxy, when the API gave one." },
+    orderId: { type: "string", presence: "optional", description: "The order the proxy belongs to." },
+    healthy: { type: "boolean", description: "True when the target answered through the proxy with a status below 400." },
+    latencyMs: {
+      type: "integer",
+      presence: "optional",
+      description: "Milliseconds from the start of the check (the connection to the proxy) to the target's answer; absent when it did not answer.",
+    },
+    targetStatus: { type: "integer", presence: "optional", description: "The HTTP status the target answered through the proxy." },
+    exitIp: {
+      type: "string",
+      presence: "optional",
+      description: "The address the target saw the request come from, when the target reports it (a URL that echoes the caller's address).",
+    },
+    failure: {
+      type: "string",
+      presence: "optional",
+      description:
+        "Why the check failed: `refused` (nothing listens, or a firewall said no), `timeout`, `closed` (the proxy closed the connection without answering), `credentials_rejected` (`407`, or SOCKS5's authentication failure), `target_unreachable` (the proxy could not reach the target), `target_status` (the target answered 400 or more), `protocol_error` or `unsupported_protocol`.",
+    },
+    message: { type: "string", presence: "optional", description: "What happened, for people." },
+  },
+} as const;
+
+/** A check of many proxies: every result and how many passed. */
+const HEALTH_REPORT = {
+  token: "proxy:index:HealthReport",
+  description: "The proxies checked through themselves: a summary and each proxy's result.",
+  properties: {
+    target: { type: "string", description: "The URL requested through each proxy." },
+    checkedAt: { type: "string", description: "When the check began (RFC 3339)." },
+    healthy: { type: "integer", description: "How many proxies answered." },
+    total: { type: "integer", description: "How many proxies were checked." },
+    results: { type: "ProxyHealth[]", description: "Each proxy's result, in the order of the proxies." },
+  },
+} as const;
+
 /** The object types that properties use, by the name a field's `type` gives. */
 export const OBJECT_TYPES = {
   StatusReason: {
@@ -93,6 +163,9 @@ export const OBJECT_TYPES = {
   },
   ProxyInfo: PROXY_INFO,
   ProxyCredential: PROXY_CREDENTIAL,
+  HealthCheck: HEALTH_CHECK,
+  ProxyHealth: PROXY_HEALTH,
+  HealthReport: HEALTH_REPORT,
   UsagePeriod: {
     token: "proxy:index:UsagePeriod",
     description: "The current billing period.",
@@ -190,6 +263,13 @@ export const PROXY_ORDER = {
       description:
         "Renew the order this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d). Once the order's `expiresAt` is that close, the preview plans a replacement and `pulumi up` buys a new order (new proxies: the API cannot extend one), waits for it, and only then stops tracking the old one. It must be shorter than the plan's lifetime. Unset (the default), nothing is renewed, since a renewal is a purchase; refresh and preview warn 7 days before expiry.",
     },
+    healthCheck: {
+      type: "HealthCheck",
+      presence: "optional",
+      check: INPUT_CHECKS.healthCheck,
+      description:
+        "Check the proxies through themselves once they are ready: on create, on update and on every refresh (docs/checking-proxies.md). The result is the `health` output; with `minHealthy`, create and update fail below it, and the orders stay in the state. The check runs from where Pulumi runs. Unset (the default): no check.",
+    },
   },
   outputs: {
     ...ORDER_FIELDS,
@@ -198,6 +278,12 @@ export const PROXY_ORDER = {
       type: "ProxyCredential[]",
       secret: true,
       description: "Credentials of the proxies, in the same order as `proxies`. Always secret.",
+    },
+    health: {
+      type: "HealthReport",
+      presence: "nullable",
+      description:
+        "The last check of the proxies through themselves (with `healthCheck`): how many answered, and each proxy's result. Null without `healthCheck`, or before the order is active.",
     },
   },
 } as const satisfies ResourceSpec<ObjectTypeName>;
@@ -250,6 +336,20 @@ export const PROXY_FLEET = {
       description:
         "The fleet's identity, from which each member's idempotency key is derived with its slot. Defaults to a key derived from the project, stack, resource name and plan.",
     },
+    healthCheck: {
+      type: "HealthCheck",
+      presence: "optional",
+      check: INPUT_CHECKS.healthCheck,
+      description:
+        "Check the proxies through themselves once the members are ready: on create, on update and on every refresh (docs/checking-proxies.md). The result is the `health` output; with `minHealthy`, create and update fail below it, and the orders stay in the state. The check runs from where Pulumi runs. Unset (the default): no check.",
+    },
+    replaceUnhealthy: {
+      type: "integer",
+      presence: "optional",
+      check: INPUT_CHECKS.replaceUnhealthy,
+      description:
+        "Replace members whose proxies failed the last check (with `healthCheck`), at most this many per `pulumi up` (1 to 1000), as an auto-scaling group replaces an unhealthy instance: each buys a new order (new proxies) with a key derived from the member, and the old order stops being tracked (it stays with the account). The last check is the one of the last refresh or up: run `pulumi up --refresh` to replace what fails now. Unset (the default): nothing is replaced for its health.",
+    },
   },
   outputs: {
     members: { type: "FleetMember[]", description: "Every member: its slot, order id, status and expiry." },
@@ -264,32 +364,43 @@ export const PROXY_FLEET = {
       description: "Credentials of the proxies, in the same order as `proxies`. Always secret.",
     },
     expiresAt: { type: "string", presence: "nullable", description: "The earliest expiry of the fleet's active members (RFC 3339)." },
+    health: {
+      type: "HealthReport",
+      presence: "nullable",
+      description:
+        "The last check of the proxies through themselves (with `healthCheck`): how many answered, and each proxy's result. Null without `healthCheck`, or before any member is active.",
+    },
   },
 } as const satisfies ResourceSpec<ObjectTypeName>;
+
+/** The filters of getProxies, which getProxyHealth takes too. */
+const PROXY_FILTERS = {
+  type: {
+    type: "string",
+    presence: "optional",
+    description: "Only proxies of this type; several types separated by commas (the dynamic provider's getProxies also takes a list).",
+  },
+  country: {
+    type: "string",
+    presence: "optional",
+    description:
+      "Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's getProxies also takes a list).",
+  },
+  orderId: { type: "string", presence: "optional", description: "Only proxies provisioned by this order." },
+  expiresBefore: {
+    type: "string",
+    presence: "optional",
+    description:
+      "Only proxies that expire before this time (RFC 3339, such as `2026-12-01T00:00:00Z`); proxies with no known expiry are left out. Filtered by the provider: the API has no such query.",
+  },
+} as const;
 
 /** The getProxies function. Its argument checks are the plugin's (provider/functions.ts). */
 export const GET_PROXIES = {
   token: "proxy:index:getProxies",
   description: "Lists the proxies assigned to the account (`GET /v1/proxies`, all pages).",
   inputs: {
-    type: {
-      type: "string",
-      presence: "optional",
-      description: "Only proxies of this type; several types separated by commas (the dynamic provider's getProxies also takes a list).",
-    },
-    country: {
-      type: "string",
-      presence: "optional",
-      description:
-        "Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's getProxies also takes a list).",
-    },
-    orderId: { type: "string", presence: "optional", description: "Only proxies provisioned by this order." },
-    expiresBefore: {
-      type: "string",
-      presence: "optional",
-      description:
-        "Only proxies that expire before this time (RFC 3339, such as `2026-12-01T00:00:00Z`); proxies with no known expiry are left out. Filtered by the provider: the API has no such query.",
-    },
+    ...PROXY_FILTERS,
     includeCredentials: {
       type: "boolean",
       presence: "optional",
@@ -304,6 +415,25 @@ export const GET_PROXIES = {
       description: "Credentials in the same order as `proxies`; empty unless `includeCredentials` is true.",
     },
   },
+} as const satisfies FunctionSpec<ObjectTypeName>;
+
+/** The getProxyHealth function. Its argument checks are provider/functions.ts's. */
+export const GET_PROXY_HEALTH = {
+  token: "proxy:index:getProxyHealth",
+  description:
+    "Checks proxies through themselves: connects through each with its credentials (HTTP `CONNECT` or SOCKS5) to `target`, from where Pulumi runs. Checks the proxies of the orders named, or the account's proxies that match the filters of getProxies.",
+  inputs: {
+    target: HEALTH_CHECK.properties.target,
+    orderIds: {
+      type: "string[]",
+      presence: "optional",
+      description: "Only the proxies of these orders: an order's `orderId`, or every `orderId` of a fleet's `members`.",
+    },
+    ...PROXY_FILTERS,
+    timeout: HEALTH_CHECK.properties.timeout,
+    concurrency: HEALTH_CHECK.properties.concurrency,
+  },
+  outputs: HEALTH_REPORT.properties,
 } as const satisfies FunctionSpec<ObjectTypeName>;
 
 /** The getUsage function. */
@@ -341,7 +471,7 @@ export const PROVIDER_SETTINGS = {
 
 /** Every resource, and every function. */
 export const RESOURCES = [PROXY_ORDER, PROXY_FLEET] as const;
-export const FUNCTIONS = [GET_PROXIES, GET_USAGE] as const;
+export const FUNCTIONS = [GET_PROXIES, GET_PROXY_HEALTH, GET_USAGE] as const;
 
 type Types = typeof OBJECT_TYPES;
 
@@ -357,17 +487,23 @@ export interface ObjectTypes {
   /** A proxy of a fleet always names its order; the schema shows it as a ProxyInfo. */
   FleetProxy: ShapeOf<Types["ProxyInfo"]["properties"], ObjectTypes> & { orderId: string };
   FleetCredential: ShapeOf<Types["FleetCredential"]["properties"], ObjectTypes>;
+  HealthCheck: ShapeOf<Types["HealthCheck"]["properties"], ObjectTypes>;
+  ProxyHealth: ShapeOf<Types["ProxyHealth"]["properties"], ObjectTypes>;
+  HealthReport: ShapeOf<Types["HealthReport"]["properties"], ObjectTypes>;
 }
 
 /** Properties `F` of this module as TypeScript types. */
 export type Shape<F> = ShapeOf<F, ObjectTypes>;
 
-// The object types the API's records fill must say what the contract says (contract/types.ts).
+// The object types the API's records fill must say what the contract says (contract/types.ts), and those of the
+// health checks what health/ and health.ts take and give.
 const contractShapes: [
   Same<ObjectTypes["ProxyInfo"], Omit<ProxyRecord, "username" | "password">>,
   Same<ObjectTypes["StatusReason"], ContractStatusReason>,
   Same<ObjectTypes["UsagePeriod"], Usage["period"]>,
   Same<ObjectTypes["BandwidthUsage"], Usage["bandwidth"]>,
   Same<ObjectTypes["RequestUsage"], Usage["requests"]>,
-] = [true, true, true, true, true];
+  Same<ObjectTypes["HealthReport"], HealthOutput>,
+  Same<ObjectTypes["HealthCheck"], HealthCheckInput>,
+] = [true, true, true, true, true, true, true];
 void contractShapes;

@@ -133,13 +133,25 @@ export function replacingInputs(resource: ResourceSpec): string[] {
 
 /**
  * The inputs, other than those that replace, whose value differs between the stored outputs and the new inputs; an
- * unset value equals null (older states store null for an unset optional input).
+ * unset value equals null (older states store null for an unset optional input), and objects are compared by value.
  */
 export function changedInputs(resource: ResourceSpec, olds: object, news: object): string[] {
-  const value = (props: object, name: string) => (props as Record<string, unknown>)[name] ?? null;
+  const value = (props: object, name: string) => canonical((props as Record<string, unknown>)[name] ?? null);
   return Object.entries(resource.inputs)
     .filter(([name, spec]) => spec.replaces !== true && value(news, name) !== value(olds, name))
     .map(([name]) => name);
+}
+
+/** A value as comparable text: objects with their keys sorted and their unset fields left out. */
+function canonical(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  const sorted = (v: unknown): unknown =>
+    typeof v !== "object" || v === null
+      ? v
+      : Array.isArray(v)
+        ? v.map(sorted)
+        : Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined && x !== null).sort(([a], [b]) => a.localeCompare(b)).map(([k, x]) => [k, sorted(x)]));
+  return JSON.stringify(sorted(value));
 }
 
 /** One failure per input whose check refuses its value, in the order of the definition; `skip` values pass. */

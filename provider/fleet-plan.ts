@@ -6,6 +6,7 @@
 import { isPendingState, isSpentState } from "../contract/states";
 import { PROXY_FLEET } from "./definitions";
 import { changedInputs } from "./fields";
+import { healthDue, ordersWithFailures } from "./health";
 import { memberPurchaseKey } from "./idempotency";
 import type { FleetInputs, FleetMember, FleetOutputs } from "./fleet-state";
 import { fleetShrinks, replacingFleet } from "./messages";
@@ -31,11 +32,19 @@ export interface FleetPlan {
 /**
  * The plan for `members` under `inputs` at `now`. Members named in `elsewhere` live at another API than the configured
  * one (origin.ts): they keep their slots and nothing is done to them, neither a resumed wait, a renewal nor a
- * replacement.
+ * replacement. Active members named in `unhealthy` (a proxy failed the last check) are replaced, lowest slots first, up
+ * to `replaceUnhealthy` when the fleet has a `healthCheck`.
  */
-export function planFleet(members: FleetMember[], inputs: Omit<FleetInputs, "readyTimeout">, now: number, elsewhere: ReadonlySet<string> = new Set()): FleetPlan {
+export function planFleet(
+  members: FleetMember[],
+  inputs: Omit<FleetInputs, "readyTimeout">,
+  now: number,
+  elsewhere: ReadonlySet<string> = new Set(),
+  unhealthy: ReadonlySet<string> = new Set(),
+): FleetPlan {
   const bySlot = new Map(members.map((m) => [m.slot, m]));
   const actions: MemberAction[] = [];
+  let healthReplacements = inputs.healthCheck ? (inputs.replaceUnhealthy ?? 0) : 0;
   const quiet: Array<{ member: FleetMember; assessment: ExpiryAssessment }> = [];
   for (let slot = 0; slot < inputs.orders; slot++) {
     const member = bySlot.get(slot);
@@ -59,6 +68,10 @@ export function planFleet(members: FleetMember[], inputs: Omit<FleetInputs, "rea
         assessment.kind === "due"
           ? `order ${member.orderId} expires at ${assessment.expiresAt}, within renewBefore (${inputs.renewBefore})`
           : `order ${member.orderId} expired at ${assessment.expiresAt}`;
+      actions.push({ kind: "buy", slot, key: successorKey(predecessor), why, replaces: member });
+    } else if (unhealthy.has(member.orderId) && healthReplacements > 0) {
+      healthReplacements--;
+      const why = `order ${member.orderId} has proxies that failed the last health check`;
       actions.push({ kind: "buy", slot, key: successorKey(predecessor), why, replaces: member });
     } else {
       quiet.push({ member, assessment });
@@ -88,15 +101,16 @@ export function planFleetChange(olds: FleetOutputs, news: FleetInputs, now: numb
     const warning = replacingFleet(orders, news.planId, news.planId === UNKNOWN, { orders: [...olds.members, ...(olds.retiring ?? [])], planId: olds.planId });
     return { changes: true, replaces: ["planId"], diffs: ["planId", ...updated], warnings: [warning] };
   }
-  if ([news.orders, news.renewBefore, news.waitForReady, news.idempotencyKey].includes(UNKNOWN as never)) {
+  if ([news.orders, news.renewBefore, news.waitForReady, news.idempotencyKey, news.healthCheck, news.replaceUnhealthy].includes(UNKNOWN as never)) {
     return { changes: true, replaces: [], diffs: updated, warnings: [] };
   }
-  const plan = planFleet(olds.members, news, now, elsewhere);
+  const plan = planFleet(olds.members, news, now, elsewhere, ordersWithFailures(olds.health));
   const purchases = describePurchases(plan, news.planId);
   const warnings = [...plan.notices, ...(purchases ? [purchases] : [])];
   if (plan.drops.length > 0) warnings.push(fleetShrinks(olds.orders, news.orders, plan.drops));
   const members = plan.actions.length > 0 || plan.drops.length > 0 || (olds.retiring ?? []).length > 0;
-  const diffs = [...updated, ...(members ? ["members"] : [])];
+  const checks = !members && healthDue(olds.members.some((m) => m.status === "active"), olds.health, news.healthCheck);
+  const diffs = [...updated, ...(members ? ["members"] : []), ...(checks ? ["health"] : [])];
   return { changes: diffs.length > 0, replaces: [], diffs, warnings };
 }
 

@@ -34,7 +34,8 @@ import { listForOrders, unchangedInList } from "./listing";
 import { importNotFound, livesElsewhere, memberDropped, orderGone, untracked, untrackedButActive } from "./messages";
 import { foundAt, originOf, otherApi, witness, type ApiIdentity } from "./origin";
 import { ProviderCore, type ConfigureArgs, type OperationOptions, type ProviderOptions } from "./provider-core";
-import type { WithProvider } from "./pulumi-host";
+import { checkResource, ordersWithFailures } from "./health";
+import { PartialOrderError, partialProperties, type WithProvider } from "./pulumi-host";
 import { partialFleet, settleFleet, type MemberResult } from "./settle";
 import type { WaitProgress } from "./wait";
 
@@ -102,8 +103,9 @@ export class FleetProvider implements Omit<Engine, "read"> {
       const seen = { stored: proxiesByOrder(props), listed: listing?.byOrder ?? new Map<string, ProxyRecord[]>(), known: new Map<string, OrderProxies>(), elsewhere };
       const members = await this.refreshMembers(account, props.members ?? [], seen);
       const retiring = await this.refreshMembers(account, props.retiring ?? [], seen);
-      const outs = toFleetOutputs(props, members, retiring, seen.known);
-      for (const line of planFleet(outs.members, props, this.core.clock.now(), elsewhere).notices) this.core.log.warn(line);
+      const read = { ...toFleetOutputs(props, members, retiring, seen.known), health: props.health ?? null };
+      for (const line of planFleet(read.members, props, this.core.clock.now(), elsewhere).notices) this.core.log.warn(line);
+      const { outs } = await this.withHealth(id, read, props);
       return { id, props: outs, inputs: fleetInputsOf(props) };
     });
   }
@@ -152,7 +154,7 @@ export class FleetProvider implements Omit<Engine, "read"> {
     const { log } = this.core;
     const { api } = this.core.account();
     const elsewhere = olds ? this.warnElsewhere(id, olds, api, "update") : new Set<string>();
-    const plan = planFleet(olds?.members ?? [], inputs, this.core.clock.now(), elsewhere);
+    const plan = planFleet(olds?.members ?? [], inputs, this.core.clock.now(), elsewhere, ordersWithFailures(olds?.health));
     const inRange = (m: FleetMember) => m.slot < inputs.orders;
     for (const member of [...plan.drops, ...(olds?.retiring ?? []).filter((m) => !inRange(m))]) log.warn(memberDropped(member));
     const purchases = describePurchases(plan, inputs.planId);
@@ -161,9 +163,25 @@ export class FleetProvider implements Omit<Engine, "read"> {
     const known = olds ? proxiesByOrder(olds) : new Map<string, OrderProxies>();
     const settled = settleFleet((olds?.members ?? []).filter(inRange), (olds?.retiring ?? []).filter(inRange), results, known, originOf(api));
     for (const line of settled.said) log.info(line);
-    const outs = toFleetOutputs(inputs, settled.members, settled.retiring, known);
-    if (settled.problems.length > 0) throw partialFleet(id, settled.problems, inputs.orders, outs, inputs);
+    const unchecked = toFleetOutputs(inputs, settled.members, settled.retiring, known);
+    if (settled.problems.length > 0) throw partialFleet(id, settled.problems, inputs.orders, unchecked, inputs);
+    const { outs, shortfall } = await this.withHealth(id, unchecked, inputs);
+    if (shortfall) throw new PartialOrderError(shortfall, id, partialProperties(outs, inputs));
     return outs;
+  }
+
+  /**
+   * With `healthCheck`, every proxy of the fleet's active orders checked through itself and recorded as `health`, and
+   * what falls short of `minHealthy` (health.ts); without it, no `health`.
+   */
+  private async withHealth(id: string, outs: FleetOutputs, inputs: FleetInputs): Promise<{ outs: FleetOutputs; shortfall?: string }> {
+    if (!inputs.healthCheck) return { outs: { ...outs, health: null } };
+    const active = new Set([...outs.members, ...(outs.retiring ?? [])].filter((m) => m.status === "active").map((m) => m.orderId));
+    const proxies = outs.proxies.filter((p) => active.has(p.orderId));
+    if (proxies.length === 0) return { outs };
+    const credentials = outs.credentials.filter((c) => active.has(c.orderId));
+    const { health, shortfall } = await checkResource(this.core.log, `fleet ${id} (plan ${inputs.planId})`, { proxies, credentials }, inputs.healthCheck);
+    return { outs: { ...outs, health }, ...(shortfall ? { shortfall } : {}) };
   }
 
   /** Runs every member's action at once under one deadline; a fleet reports its waits as one (fleet-progress.ts). */

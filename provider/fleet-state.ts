@@ -75,6 +75,8 @@ export function toFleetOutputs(
     proxies: listed.flatMap((m) => known.get(m.orderId)?.proxies ?? []),
     credentials: listed.flatMap((m) => known.get(m.orderId)?.credentials ?? []),
     expiresAt: expiries.reduce<string | null>((first, e) => (first === null || Date.parse(e) < Date.parse(first) ? e : first), null),
+    // Set by the check of the proxies (health.ts), which runs once the members are settled.
+    health: null,
   };
   return { ...fleetInputsOf(inputs), ...outputs };
 }

@@ -1,9 +1,11 @@
 /**
- * `getProxies` against the API: what the program-side function of the dynamic SDK and the invoke of the provider
- * plugin both run.
+ * `getProxies` and `getProxyHealth` against the API: what the program-side functions of the dynamic SDK and the
+ * invokes of the provider plugin both run.
  */
 import type { ProxyApiClient, ProxyFilters } from "../client/client";
 import { ProxyError } from "../client/errors";
+import { DEFAULT_HEALTH_CHECK } from "../health";
+import { checkHeld, healthCheckProblem, healthSettings, type HealthOutput, type HealthSettings } from "./health";
 import { splitCredentials, type ProxyCredential, type ProxyInfo } from "./order-state";
 
 /** Filters of getProxies: the API's, and `expiresBefore`, which the provider applies to what the API returns. */
@@ -65,4 +67,48 @@ export function checkGetProxiesArgs(args: Record<string, unknown>): GetProxiesCa
     failures.push({ property: "includeCredentials", reason: "includeCredentials must be true or false." });
   }
   return failures.length > 0 ? { failures } : { filters, includeCredentials: args.includeCredentials === true };
+}
+
+/** What getProxyHealth checks, and how. */
+export interface ProxyHealthQuery {
+  filters: ProxyListFilters;
+  /** Only the proxies of these orders. */
+  orderIds?: string[];
+  settings: HealthSettings;
+}
+
+/**
+ * Checks the matching proxies through themselves (health/): listed with their credentials, which go no further than
+ * each proxy's handshake; the report holds none.
+ */
+export async function checkProxyHealth(api: ProxyApiClient, query: ProxyHealthQuery): Promise<HealthOutput> {
+  const listed = await listProxies(api, query.filters, true);
+  const wanted = query.orderIds && new Set(query.orderIds);
+  const keep = listed.proxies.map((p) => !wanted || (p.orderId !== undefined && wanted.has(p.orderId)));
+  const held = { proxies: listed.proxies.filter((_, i) => keep[i]), credentials: listed.credentials.filter((_, i) => keep[i]) };
+  return checkHeld(held, query.settings);
+}
+
+/** getProxyHealth's arguments as an invoke receives them: the query, or what is wrong with them. */
+export type GetProxyHealthCall = { query: ProxyHealthQuery; failures?: undefined } | { failures: Array<{ property: string; reason: string }> };
+
+/** Checks getProxyHealth's arguments (untyped, from an invoke or a program); one failure per bad one. */
+export function checkGetProxyHealthArgs(args: Record<string, unknown>): GetProxyHealthCall {
+  const { includeCredentials: _ignored, ...rest } = args;
+  const listing = checkGetProxiesArgs({ type: rest.type, country: rest.country, orderId: rest.orderId, expiresBefore: rest.expiresBefore });
+  const failures = [...(listing.failures ?? [])];
+  const { target, timeout, concurrency, orderIds } = rest;
+  const problem = healthCheckProblem({ target, timeout, concurrency }, "");
+  if (problem) failures.push({ property: problem.split(" ")[0] ?? "target", reason: problem });
+  const ids = orderIds === undefined || orderIds === null ? undefined : orderIds;
+  if (ids !== undefined && !(Array.isArray(ids) && ids.every((id) => typeof id === "string"))) {
+    failures.push({ property: "orderIds", reason: `orderIds must be a list of order ids, such as ["ord_..."] (got ${JSON.stringify(ids)}).` });
+  }
+  if (failures.length > 0 || listing.failures) return { failures };
+  const settings = healthSettings({
+    target: target as string,
+    ...(typeof timeout === "string" ? { timeout } : {}),
+    concurrency: typeof concurrency === "number" ? concurrency : DEFAULT_HEALTH_CHECK.concurrency,
+  });
+  return { query: { filters: listing.filters, ...(ids ? { orderIds: ids as string[] } : {}), settings } };
 }

@@ -6,9 +6,19 @@ import { z } from "zod";
 import { IDEMPOTENCY_KEY_RULE, isValidIdempotencyKey } from "../contract/idempotency";
 import { parseDuration } from "./duration";
 import type { InputCheck } from "./fields";
+import { healthCheckProblem } from "./health";
 
 /** The inputs that have a check. */
-type CheckedInput = "orders" | "planId" | "waitForReady" | "readyTimeout" | "idempotencyKey" | "adoptOrderId" | "renewBefore";
+type CheckedInput =
+  | "orders"
+  | "planId"
+  | "waitForReady"
+  | "readyTimeout"
+  | "idempotencyKey"
+  | "adoptOrderId"
+  | "renewBefore"
+  | "healthCheck"
+  | "replaceUnhealthy";
 
 /** Input defaults (definitions.ts gives them to their inputs); the resources reference lists the same. */
 export const INPUT_DEFAULTS = { waitForReady: true, readyTimeout: "20m" } as const;
@@ -32,6 +42,10 @@ export const MAX_FLEET_ORDERS = 1000;
 const ordersReason = (value: unknown) =>
   `orders must be a whole number from 1 to ${MAX_FLEET_ORDERS}: how many orders of the plan the fleet holds ` +
   `(got ${JSON.stringify(value)}). For more, use several fleets.`;
+
+const replaceUnhealthyReason = (value: unknown) =>
+  `replaceUnhealthy must be a whole number from 1 to ${MAX_FLEET_ORDERS}: the most members replaced for their health in one ` +
+  `\`pulumi up\` (got ${JSON.stringify(value)}). Leave it unset to replace none.`;
 
 const PLAN_ID_REQUIRED = 'planId is required: the id of the plan to buy, such as "dc-us-5".';
 const ADOPT_ORDER_ID_RULE =
@@ -66,4 +80,14 @@ export const INPUT_CHECKS: Readonly<Record<CheckedInput, InputCheck>> = {
     .refine((v) => v.trim() !== "" && v.length <= 255, { error: ADOPT_ORDER_ID_RULE })
     .nullish(),
   renewBefore: durationSchema(MAX_RENEW_BEFORE_MS, renewBeforeReason).nullish(),
+  healthCheck: {
+    safeParse(value) {
+      const problem = healthCheckProblem(value);
+      return problem ? { success: false, error: { issues: [{ message: problem }] } } : { success: true };
+    },
+  },
+  replaceUnhealthy: z
+    .number({ error: (issue) => replaceUnhealthyReason(issue.input) })
+    .refine((v) => Number.isInteger(v) && v >= 1 && v <= MAX_FLEET_ORDERS, { error: (issue) => replaceUnhealthyReason(issue.input) })
+    .nullish(),
 };

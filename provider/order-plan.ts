@@ -6,6 +6,7 @@
 import { isPendingState, isSpentState } from "../contract/states";
 import { PROXY_ORDER } from "./definitions";
 import { changedInputs, replacingInputs } from "./fields";
+import { healthDue } from "./health";
 import { replacingOrder } from "./messages";
 import type { OrderInputs, OrderOutputs } from "./order-state";
 import { UNKNOWN } from "./pulumi-host";
@@ -41,15 +42,17 @@ export function planOrderChange(olds: OrderOutputs, news: OrderInputs, now: numb
   if (replacesOrder(expiry) && !adopts && !elsewhere) replaces.push("expiresAt");
   const updated = changedInputs(PROXY_ORDER, olds, news).filter((name) => !(adopts && name === "adoptOrderId"));
   const resumes = isPendingState(olds.status) && news.waitForReady !== false;
+  const checks = healthDue(olds.status === "active", olds.health, news.healthCheck);
   const warnings: string[] = [];
   const said = elsewhere ? undefined : expiryMessage(olds.orderId, olds.planId, expiry, renewBefore ?? undefined);
   if (said) warnings.push(said);
   if (replaces.some((key) => key !== "expiresAt") && !adopts) warnings.push(replacingOrder(olds, news.planId, news.planId === UNKNOWN));
   return {
-    changes: replaces.length > 0 || updated.length > 0 || resumes,
+    changes: replaces.length > 0 || updated.length > 0 || resumes || checks,
     replaces,
-    diffs: [...replaces, ...updated],
+    diffs: [...replaces, ...updated, ...(checks ? ["health"] : [])],
     follows: !adopts && news.planId === olds.planId && (replaces.includes("status") || replaces.includes("expiresAt")),
     warnings,
   };
 }
+

@@ -32,7 +32,8 @@ import { foundAt, originOf, otherApi, unrecorded, witness } from "./origin";
 import { planOrderChange } from "./order-plan";
 import { inputsOf, toOutputs, withInputs, type OrderInputs, type OrderOutputs } from "./order-state";
 import { ProviderCore, type ConfigureArgs, type OperationOptions, type ProviderOptions } from "./provider-core";
-import { UNKNOWN, type WithProvider } from "./pulumi-host";
+import { PartialOrderError, partialProperties, UNKNOWN, type WithProvider } from "./pulumi-host";
+import { checkResource } from "./health";
 import { assessExpiry, expiryMessage } from "./renewal";
 import { settleOrder } from "./settle";
 
@@ -99,7 +100,8 @@ export class OrderProvider implements Omit<Engine, "read"> {
   /** Buys the plan (once, by idempotency key), or adopts an existing order, and waits unless told not to. */
   async create(inputs: WithProvider<OrderInputs>, operation: OperationOptions = {}) {
     const account = this.core.account();
-    return inputs.adoptOrderId ? this.adopt(account, inputs, inputs.adoptOrderId, operation) : this.buy(account, inputs, operation);
+    const created = inputs.adoptOrderId ? await this.adopt(account, inputs, inputs.adoptOrderId, operation) : await this.buy(account, inputs, operation);
+    return { id: created.id, outs: await this.withHealth(created.outs, inputs, true) };
   }
 
   /**
@@ -128,8 +130,9 @@ export class OrderProvider implements Omit<Engine, "read"> {
       }
       // An order that records no API (an earlier release) was just found here: it lives here.
       const origin = foundAt(props, api);
-      const outs: OrderOutputs =
-        order === "unchanged" ? { ...props, ...origin } : toOutputs(props, order, props.purchaseKey ?? null, origin);
+      const read: OrderOutputs =
+        order === "unchanged" ? { ...props, ...origin } : { ...toOutputs(props, order, props.purchaseKey ?? null, origin), health: props.health ?? null };
+      const outs = await this.withHealth(read, props, false);
       const expiry = assessExpiry(outs, clock.now());
       const said = expiry.kind === "unknown" ? undefined : expiryMessage(id, outs.planId, expiry, outs.renewBefore);
       if (said) log.warn(said);
@@ -158,21 +161,39 @@ export class OrderProvider implements Omit<Engine, "read"> {
 
   /** Changes no purchase: resumes waiting for an order recorded before it was ready, else records the new inputs. */
   async update(id: string, olds: OrderOutputs, news: WithProvider<OrderInputs>, operation: OperationOptions = {}): Promise<{ outs: OrderOutputs }> {
+    return { outs: await this.withHealth(await this.updated(id, olds, news, operation), news, true) };
+  }
+
+  private async updated(id: string, olds: OrderOutputs, news: WithProvider<OrderInputs>, operation: OperationOptions): Promise<OrderOutputs> {
     if (!(isPendingState(olds.status) && news.waitForReady)) {
-      return { outs: unrecorded(olds) ? await this.recordOrigin(id, withInputs(olds, news)) : withInputs(olds, news) };
+      return unrecorded(olds) ? await this.recordOrigin(id, withInputs(olds, news)) : withInputs(olds, news);
     }
     const account = this.core.account();
     const { api } = account;
     const elsewhere = otherApi(olds, api);
     if (elsewhere) {
       this.core.log.warn(livesElsewhere(describeOrder(olds), elsewhere, api.baseUrl, "update"));
-      return { outs: withInputs(olds, news) };
+      return withInputs(olds, news);
     }
     this.core.log.info(`proxy: resuming the wait for order ${id} (recorded as ${olds.status}); nothing is bought`);
     const order = await this.core.flow.readOrder(account, id, olds);
     if (order === "gone") throw new ProxyError(goneWhileResuming(id), "order_gone");
     const request = { deadline: this.core.deadlineOf(news, operation), signal: operation.signal };
-    return { outs: settleOrder(news, await this.core.flow.resume(account, order, olds.purchaseKey ?? null, request), foundAt(olds, api)).outs };
+    return settleOrder(news, await this.core.flow.resume(account, order, olds.purchaseKey ?? null, request), foundAt(olds, api)).outs;
+  }
+
+  /**
+   * With `healthCheck`, the proxies of an active order checked through themselves and recorded as `health`; below
+   * `minHealthy`, when `gate` (create and update), a partial error that keeps the order in the state (health.ts).
+   * Without it, no `health`.
+   */
+  private async withHealth(outs: OrderOutputs, inputs: WithProvider<OrderInputs>, gate: boolean): Promise<OrderOutputs> {
+    if (!inputs.healthCheck) return { ...outs, health: null };
+    if (outs.status !== "active" || (outs.proxies ?? []).length === 0) return outs;
+    const { health, shortfall } = await checkResource(this.core.log, describeOrder(outs), outs, inputs.healthCheck, outs.orderId);
+    const checked = { ...outs, health };
+    if (gate && shortfall) throw new PartialOrderError(shortfall, outs.orderId, partialProperties(checked, inputs));
+    return checked;
   }
 
   /**

@@ -55,6 +55,8 @@ export function toOutputs(inputs: OrderInputs, order: Order, purchaseKey: string
   const outputs: Complete<Shape<typeof PROXY_ORDER.outputs>> = {
     ...orderFields(order, purchaseKey, origin),
     ...splitCredentials(order.proxies ?? []),
+    // Set by the check of the proxies (health.ts), which runs once the order is active.
+    health: null,
   };
   return { ...inputsOf(inputs), ...outputs };
 }

@@ -27,29 +27,42 @@ Options:
   --no-estimates           leave out estimated_ready_at and the polling Retry-After of pending orders
   --state-file <path>      keep orders in this JSON file across restarts (default: memory only)
   --enable-admin           serve /__sandbox/ routes for fault injection (default off)
+  --serve-proxies          give every proxy a real listener on 127.0.0.1 and serve an echo target (default off)
+  --dead-proxies <share>   with --serve-proxies: share of proxies (0 to 1) dead from the start (default 0)
+  --slow-proxies <share>   with --serve-proxies: share of proxies slow from the start (default 0)
+  --bad-credential-proxies <share>  with --serve-proxies: share refusing their own credentials (default 0)
+  --proxy-latency <ms>     with --serve-proxies: milliseconds every proxy takes to answer (default 0)
+  --slow-proxy-delay <ms>  with --serve-proxies: milliseconds more a slow proxy takes (default 3000)
   --help                   show this text
 `;
 
+/** The command line options, with their defaults (USAGE says what each means). */
+const OPTIONS = {
+  port: { type: "string", default: "8787" },
+  host: { type: "string", default: "127.0.0.1" },
+  "api-key": { type: "string", default: SANDBOX_API_KEY },
+  "provisioning-time": { type: "string", default: "3" },
+  "order-lifetime": { type: "string" },
+  rate: { type: "string", default: "10" },
+  burst: { type: "string" },
+  "rate-limit-hints": { type: "string", default: "always" },
+  "hint-form": { type: "string", default: "contract" },
+  window: { type: "string" },
+  latency: { type: "string", default: "0" },
+  "no-estimates": { type: "boolean", default: false },
+  "state-file": { type: "string" },
+  "enable-admin": { type: "boolean", default: false },
+  "serve-proxies": { type: "boolean", default: false },
+  "dead-proxies": { type: "string", default: "0" },
+  "slow-proxies": { type: "string", default: "0" },
+  "bad-credential-proxies": { type: "string", default: "0" },
+  "proxy-latency": { type: "string", default: "0" },
+  "slow-proxy-delay": { type: "string", default: "3000" },
+  help: { type: "boolean", default: false },
+} as const;
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      port: { type: "string", default: "8787" },
-      host: { type: "string", default: "127.0.0.1" },
-      "api-key": { type: "string", default: SANDBOX_API_KEY },
-      "provisioning-time": { type: "string", default: "3" },
-      "order-lifetime": { type: "string" },
-      rate: { type: "string", default: "10" },
-      burst: { type: "string" },
-      "rate-limit-hints": { type: "string", default: "always" },
-      "hint-form": { type: "string", default: "contract" },
-      window: { type: "string" },
-      latency: { type: "string", default: "0" },
-      "no-estimates": { type: "boolean", default: false },
-      "state-file": { type: "string" },
-      "enable-admin": { type: "boolean", default: false },
-      help: { type: "boolean", default: false },
-    },
-  });
+  const { values } = parseArgs({ options: OPTIONS });
   if (values.help) {
     process.stdout.write(USAGE);
     return;
@@ -59,6 +72,11 @@ async function main(): Promise<void> {
     if (!Number.isFinite(value) || value < 0) {
       throw new Error(`--${name} must be a number of 0 or more (got "${text}")`);
     }
+    return value;
+  };
+  const share = (name: string, text: string): number => {
+    const value = number(name, text);
+    if (value > 1) throw new Error(`--${name} must be a share from 0 to 1 (got "${text}")`);
     return value;
   };
   const rate = number("rate", values.rate);
@@ -84,12 +102,20 @@ async function main(): Promise<void> {
     pollingHints: !values["no-estimates"],
     stateFile: values["state-file"],
     enableAdmin: values["enable-admin"],
+    serveProxies: values["serve-proxies"] && {
+      dead: share("dead-proxies", values["dead-proxies"]),
+      slow: share("slow-proxies", values["slow-proxies"]),
+      badCredentials: share("bad-credential-proxies", values["bad-credential-proxies"]),
+      latencyMs: number("proxy-latency", values["proxy-latency"]),
+      slowMs: number("slow-proxy-delay", values["slow-proxy-delay"]),
+    },
   });
   // The first line is the URL alone, so scripts can read it.
   process.stdout.write(`${sandbox.url}\n`);
   process.stderr.write(
     `sandbox: listening on ${sandbox.url} (API key: ${values["api-key"] === SANDBOX_API_KEY ? "the default sandbox key" : "as given"})\n` +
-      `sandbox: try  pulumi config set proxy:baseUrl ${sandbox.url}\n`,
+      `sandbox: try  pulumi config set proxy:baseUrl ${sandbox.url}\n` +
+      (sandbox.proxies ? `sandbox: proxies served on 127.0.0.1; echo target ${sandbox.proxies.echoUrl}\n` : ""),
   );
   const stop = (): void => {
     void sandbox.stop().then(() => process.exit(0));

@@ -31,6 +31,18 @@ namespace PulumiProxy.Proxy
         public Output<string?> ExpiresAt { get; private set; } = null!;
 
         /// <summary>
+        /// The last check of the proxies through themselves (with `healthCheck`): how many answered, and each proxy's result. Null without `healthCheck`, or before any member is active.
+        /// </summary>
+        [Output("health")]
+        public Output<Outputs.HealthReport?> Health { get; private set; } = null!;
+
+        /// <summary>
+        /// Check the proxies through themselves once the members are ready: on create, on update and on every refresh (docs/checking-proxies.md). The result is the `health` output; with `minHealthy`, create and update fail below it, and the orders stay in the state. The check runs from where Pulumi runs. Unset (the default): no check.
+        /// </summary>
+        [Output("healthCheck")]
+        public Output<Outputs.HealthCheck?> HealthCheck { get; private set; } = null!;
+
+        /// <summary>
         /// The fleet's identity, from which each member's idempotency key is derived with its slot. Defaults to a key derived from the project, stack, resource name and plan.
         /// </summary>
         [Output("idempotencyKey")]
@@ -71,6 +83,12 @@ namespace PulumiProxy.Proxy
         /// </summary>
         [Output("renewBefore")]
         public Output<string?> RenewBefore { get; private set; } = null!;
+
+        /// <summary>
+        /// Replace members whose proxies failed the last check (with `healthCheck`), at most this many per `pulumi up` (1 to 1000), as an auto-scaling group replaces an unhealthy instance: each buys a new order (new proxies) with a key derived from the member, and the old order stops being tracked (it stays with the account). The last check is the one of the last refresh or up: run `pulumi up --refresh` to replace what fails now. Unset (the default): nothing is replaced for its health.
+        /// </summary>
+        [Output("replaceUnhealthy")]
+        public Output<int?> ReplaceUnhealthy { get; private set; } = null!;
 
         /// <summary>
         /// Orders being renewed whose successor is not ready yet: still tracked, their proxies still listed.
@@ -135,6 +153,12 @@ namespace PulumiProxy.Proxy
     public sealed class ProxyFleetArgs : global::Pulumi.ResourceArgs
     {
         /// <summary>
+        /// Check the proxies through themselves once the members are ready: on create, on update and on every refresh (docs/checking-proxies.md). The result is the `health` output; with `minHealthy`, create and update fail below it, and the orders stay in the state. The check runs from where Pulumi runs. Unset (the default): no check.
+        /// </summary>
+        [Input("healthCheck")]
+        public Input<Inputs.HealthCheckArgs>? HealthCheck { get; set; }
+
+        /// <summary>
         /// The fleet's identity, from which each member's idempotency key is derived with its slot. Defaults to a key derived from the project, stack, resource name and plan.
         /// </summary>
         [Input("idempotencyKey")]
@@ -163,6 +187,12 @@ namespace PulumiProxy.Proxy
         /// </summary>
         [Input("renewBefore")]
         public Input<string>? RenewBefore { get; set; }
+
+        /// <summary>
+        /// Replace members whose proxies failed the last check (with `healthCheck`), at most this many per `pulumi up` (1 to 1000), as an auto-scaling group replaces an unhealthy instance: each buys a new order (new proxies) with a key derived from the member, and the old order stops being tracked (it stays with the account). The last check is the one of the last refresh or up: run `pulumi up --refresh` to replace what fails now. Unset (the default): nothing is replaced for its health.
+        /// </summary>
+        [Input("replaceUnhealthy")]
+        public Input<int>? ReplaceUnhealthy { get; set; }
 
         /// <summary>
         /// Wait until every member is `active`. Defaults to true.

@@ -55,6 +55,18 @@ namespace PulumiProxy.Proxy
         public Output<string?> ExpiresAt { get; private set; } = null!;
 
         /// <summary>
+        /// The last check of the proxies through themselves (with `healthCheck`): how many answered, and each proxy's result. Null without `healthCheck`, or before the order is active.
+        /// </summary>
+        [Output("health")]
+        public Output<Outputs.HealthReport?> Health { get; private set; } = null!;
+
+        /// <summary>
+        /// Check the proxies through themselves once they are ready: on create, on update and on every refresh (docs/checking-proxies.md). The result is the `health` output; with `minHealthy`, create and update fail below it, and the orders stay in the state. The check runs from where Pulumi runs. Unset (the default): no check.
+        /// </summary>
+        [Output("healthCheck")]
+        public Output<Outputs.HealthCheck?> HealthCheck { get; private set; } = null!;
+
+        /// <summary>
         /// Idempotency key of the purchase. Defaults to a key derived from the project, stack, resource name and plan, so that running `pulumi up` again never buys twice.
         /// </summary>
         [Output("idempotencyKey")]
@@ -175,6 +187,12 @@ namespace PulumiProxy.Proxy
         /// </summary>
         [Input("adoptOrderId")]
         public Input<string>? AdoptOrderId { get; set; }
+
+        /// <summary>
+        /// Check the proxies through themselves once they are ready: on create, on update and on every refresh (docs/checking-proxies.md). The result is the `health` output; with `minHealthy`, create and update fail below it, and the orders stay in the state. The check runs from where Pulumi runs. Unset (the default): no check.
+        /// </summary>
+        [Input("healthCheck")]
+        public Input<Inputs.HealthCheckArgs>? HealthCheck { get; set; }
 
         /// <summary>
         /// Idempotency key of the purchase. Defaults to a key derived from the project, stack, resource name and plan, so that running `pulumi up` again never buys twice.

@@ -10,6 +10,11 @@ export const getProxies: typeof import("./getProxies").getProxies = null as any;
 export const getProxiesOutput: typeof import("./getProxies").getProxiesOutput = null as any;
 utilities.lazyLoad(exports, ["getProxies","getProxiesOutput"], () => require("./getProxies"));
 
+export { GetProxyHealthArgs, GetProxyHealthResult, GetProxyHealthOutputArgs } from "./getProxyHealth";
+export const getProxyHealth: typeof import("./getProxyHealth").getProxyHealth = null as any;
+export const getProxyHealthOutput: typeof import("./getProxyHealth").getProxyHealthOutput = null as any;
+utilities.lazyLoad(exports, ["getProxyHealth","getProxyHealthOutput"], () => require("./getProxyHealth"));
+
 export { GetUsageResult } from "./getUsage";
 export const getUsage: typeof import("./getUsage").getUsage = null as any;
 export const getUsageOutput: typeof import("./getUsage").getUsageOutput = null as any;

@@ -47,6 +47,14 @@ export class ProxyFleet extends pulumi.CustomResource {
      */
     public /*out*/ readonly expiresAt!: pulumi.Output<string | undefined>;
     /**
+     * The last check of the proxies through themselves (with `healthCheck`): how many answered, and each proxy's result. Null without `healthCheck`, or before any member is active.
+     */
+    public /*out*/ readonly health!: pulumi.Output<outputs.HealthReport | undefined>;
+    /**
+     * Check the proxies through themselves once the members are ready: on create, on update and on every refresh (docs/checking-proxies.md). The result is the `health` output; with `minHealthy`, create and update fail below it, and the orders stay in the state. The check runs from where Pulumi runs. Unset (the default): no check.
+     */
+    public readonly healthCheck!: pulumi.Output<outputs.HealthCheck | undefined>;
+    /**
      * The fleet's identity, from which each member's idempotency key is derived with its slot. Defaults to a key derived from the project, stack, resource name and plan.
      */
     public readonly idempotencyKey!: pulumi.Output<string>;
@@ -75,6 +83,10 @@ export class ProxyFleet extends pulumi.CustomResource {
      */
     public readonly renewBefore!: pulumi.Output<string | undefined>;
     /**
+     * Replace members whose proxies failed the last check (with `healthCheck`), at most this many per `pulumi up` (1 to 1000), as an auto-scaling group replaces an unhealthy instance: each buys a new order (new proxies) with a key derived from the member, and the old order stops being tracked (it stays with the account). The last check is the one of the last refresh or up: run `pulumi up --refresh` to replace what fails now. Unset (the default): nothing is replaced for its health.
+     */
+    public readonly replaceUnhealthy!: pulumi.Output<number | undefined>;
+    /**
      * Orders being renewed whose successor is not ready yet: still tracked, their proxies still listed.
      */
     public /*out*/ readonly retiring!: pulumi.Output<outputs.FleetMember[]>;
@@ -100,20 +112,25 @@ export class ProxyFleet extends pulumi.CustomResource {
             if ((!args || args.planId === undefined) && !opts.urn) {
                 throw new Error("Missing required property 'planId'");
             }
+            resourceInputs["healthCheck"] = args ? args.healthCheck : undefined;
             resourceInputs["idempotencyKey"] = args ? args.idempotencyKey : undefined;
             resourceInputs["orders"] = args ? args.orders : undefined;
             resourceInputs["planId"] = args ? args.planId : undefined;
             resourceInputs["readyTimeout"] = (args ? args.readyTimeout : undefined) ?? "20m";
             resourceInputs["renewBefore"] = args ? args.renewBefore : undefined;
+            resourceInputs["replaceUnhealthy"] = args ? args.replaceUnhealthy : undefined;
             resourceInputs["waitForReady"] = (args ? args.waitForReady : undefined) ?? true;
             resourceInputs["credentials"] = undefined /*out*/;
             resourceInputs["expiresAt"] = undefined /*out*/;
+            resourceInputs["health"] = undefined /*out*/;
             resourceInputs["members"] = undefined /*out*/;
             resourceInputs["proxies"] = undefined /*out*/;
             resourceInputs["retiring"] = undefined /*out*/;
         } else {
             resourceInputs["credentials"] = undefined /*out*/;
             resourceInputs["expiresAt"] = undefined /*out*/;
+            resourceInputs["health"] = undefined /*out*/;
+            resourceInputs["healthCheck"] = undefined /*out*/;
             resourceInputs["idempotencyKey"] = undefined /*out*/;
             resourceInputs["members"] = undefined /*out*/;
             resourceInputs["orders"] = undefined /*out*/;
@@ -121,6 +138,7 @@ export class ProxyFleet extends pulumi.CustomResource {
             resourceInputs["proxies"] = undefined /*out*/;
             resourceInputs["readyTimeout"] = undefined /*out*/;
             resourceInputs["renewBefore"] = undefined /*out*/;
+            resourceInputs["replaceUnhealthy"] = undefined /*out*/;
             resourceInputs["retiring"] = undefined /*out*/;
             resourceInputs["waitForReady"] = undefined /*out*/;
         }
@@ -135,6 +153,10 @@ export class ProxyFleet extends pulumi.CustomResource {
  * The set of arguments for constructing a ProxyFleet resource.
  */
 export interface ProxyFleetArgs {
+    /**
+     * Check the proxies through themselves once the members are ready: on create, on update and on every refresh (docs/checking-proxies.md). The result is the `health` output; with `minHealthy`, create and update fail below it, and the orders stay in the state. The check runs from where Pulumi runs. Unset (the default): no check.
+     */
+    healthCheck?: pulumi.Input<inputs.HealthCheckArgs>;
     /**
      * The fleet's identity, from which each member's idempotency key is derived with its slot. Defaults to a key derived from the project, stack, resource name and plan.
      */
@@ -155,6 +177,10 @@ export interface ProxyFleetArgs {
      * Renew each member this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d): a member inside the window is replaced alone, by a new order (new proxies). Unset (the default), nothing is renewed.
      */
     renewBefore?: pulumi.Input<string>;
+    /**
+     * Replace members whose proxies failed the last check (with `healthCheck`), at most this many per `pulumi up` (1 to 1000), as an auto-scaling group replaces an unhealthy instance: each buys a new order (new proxies) with a key derived from the member, and the old order stops being tracked (it stays with the account). The last check is the one of the last refresh or up: run `pulumi up --refresh` to replace what fails now. Unset (the default): nothing is replaced for its health.
+     */
+    replaceUnhealthy?: pulumi.Input<number>;
     /**
      * Wait until every member is `active`. Defaults to true.
      */

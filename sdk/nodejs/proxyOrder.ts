@@ -63,6 +63,14 @@ export class ProxyOrder extends pulumi.CustomResource {
      */
     public /*out*/ readonly expiresAt!: pulumi.Output<string | undefined>;
     /**
+     * The last check of the proxies through themselves (with `healthCheck`): how many answered, and each proxy's result. Null without `healthCheck`, or before the order is active.
+     */
+    public /*out*/ readonly health!: pulumi.Output<outputs.HealthReport | undefined>;
+    /**
+     * Check the proxies through themselves once they are ready: on create, on update and on every refresh (docs/checking-proxies.md). The result is the `health` output; with `minHealthy`, create and update fail below it, and the orders stay in the state. The check runs from where Pulumi runs. Unset (the default): no check.
+     */
+    public readonly healthCheck!: pulumi.Output<outputs.HealthCheck | undefined>;
+    /**
      * Idempotency key of the purchase. Defaults to a key derived from the project, stack, resource name and plan, so that running `pulumi up` again never buys twice.
      */
     public readonly idempotencyKey!: pulumi.Output<string>;
@@ -122,6 +130,7 @@ export class ProxyOrder extends pulumi.CustomResource {
                 throw new Error("Missing required property 'planId'");
             }
             resourceInputs["adoptOrderId"] = args ? args.adoptOrderId : undefined;
+            resourceInputs["healthCheck"] = args ? args.healthCheck : undefined;
             resourceInputs["idempotencyKey"] = args ? args.idempotencyKey : undefined;
             resourceInputs["planId"] = args ? args.planId : undefined;
             resourceInputs["readyTimeout"] = (args ? args.readyTimeout : undefined) ?? "20m";
@@ -132,6 +141,7 @@ export class ProxyOrder extends pulumi.CustomResource {
             resourceInputs["createdAt"] = undefined /*out*/;
             resourceInputs["credentials"] = undefined /*out*/;
             resourceInputs["expiresAt"] = undefined /*out*/;
+            resourceInputs["health"] = undefined /*out*/;
             resourceInputs["orderId"] = undefined /*out*/;
             resourceInputs["proxies"] = undefined /*out*/;
             resourceInputs["purchaseKey"] = undefined /*out*/;
@@ -145,6 +155,8 @@ export class ProxyOrder extends pulumi.CustomResource {
             resourceInputs["createdAt"] = undefined /*out*/;
             resourceInputs["credentials"] = undefined /*out*/;
             resourceInputs["expiresAt"] = undefined /*out*/;
+            resourceInputs["health"] = undefined /*out*/;
+            resourceInputs["healthCheck"] = undefined /*out*/;
             resourceInputs["idempotencyKey"] = undefined /*out*/;
             resourceInputs["orderId"] = undefined /*out*/;
             resourceInputs["planId"] = undefined /*out*/;
@@ -172,6 +184,10 @@ export interface ProxyOrderArgs {
      * The id of an order that already exists (`ord_...`), to track it instead of buying one, for example after a lost state or a moved resource. Create reads the order, checks that it is for `planId`, and waits for it like a purchase; changing it to another order replaces the resource, and removing it later is an update in place that calls nothing. Through the plugin, `pulumi import` does the same for a new resource; dynamic resources cannot be imported, so with the dynamic provider this is the way back.
      */
     adoptOrderId?: pulumi.Input<string>;
+    /**
+     * Check the proxies through themselves once they are ready: on create, on update and on every refresh (docs/checking-proxies.md). The result is the `health` output; with `minHealthy`, create and update fail below it, and the orders stay in the state. The check runs from where Pulumi runs. Unset (the default): no check.
+     */
+    healthCheck?: pulumi.Input<inputs.HealthCheckArgs>;
     /**
      * Idempotency key of the purchase. Defaults to a key derived from the project, stack, resource name and plan, so that running `pulumi up` again never buys twice.
      */

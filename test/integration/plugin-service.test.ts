@@ -66,12 +66,12 @@ async function create(inputs: Record<string, unknown>, timeoutSeconds = 0) {
 }
 
 describe("the plugin service", () => {
-  it("reports its version and the schema of proxy:index:ProxyOrder, ProxyFleet, getProxies and getUsage", async () => {
+  it("reports its version and the schema of proxy:index:ProxyOrder, ProxyFleet, getProxies, getProxyHealth and getUsage", async () => {
     expect((await call<PluginInfo>(client.getPluginInfo, new Empty())).getVersion()).toBe(VERSION);
     const schema = JSON.parse((await call<rpc.GetSchemaResponse>(client.getSchema, new rpc.GetSchemaRequest())).getSchema());
     expect(schema).toMatchObject({ name: "proxy", version: VERSION });
     expect(Object.keys(schema.resources)).toEqual(["proxy:index:ProxyOrder", "proxy:index:ProxyFleet"]);
-    expect(Object.keys(schema.functions)).toEqual(["proxy:index:getProxies", "proxy:index:getUsage"]);
+    expect(Object.keys(schema.functions)).toEqual(["proxy:index:getProxies", "proxy:index:getProxyHealth", "proxy:index:getUsage"]);
     expect(schema.resources["proxy:index:ProxyOrder"].properties.credentials.secret).toBe(true);
     expect(schema.resources["proxy:index:ProxyFleet"].properties.credentials.secret).toBe(true);
     expect(schema.config.variables.apiKey.secret).toBe(true);

@@ -31,6 +31,7 @@ describe("the ranges the inputs' descriptions state", () => {
       "ProxyFleet.orders",
       "ProxyFleet.readyTimeout",
       "ProxyFleet.renewBefore",
+      "ProxyFleet.replaceUnhealthy",
       "ProxyOrder.planId",
       "ProxyOrder.readyTimeout",
       "ProxyOrder.renewBefore",

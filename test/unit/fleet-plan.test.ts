@@ -32,6 +32,7 @@ const stored = (members: FleetMember[], retiring: FleetMember[] = []): FleetOutp
   proxies: [],
   credentials: [],
   expiresAt: null,
+  health: null,
 });
 
 describe("a fleet's plan", () => {

@@ -22,6 +22,10 @@ type ProxyFleet struct {
 	Credentials FleetCredentialArrayOutput `pulumi:"credentials"`
 	// The earliest expiry of the fleet's active members (RFC 3339).
 	ExpiresAt pulumi.StringPtrOutput `pulumi:"expiresAt"`
+	// The last check of the proxies through themselves (with `healthCheck`): how many answered, and each proxy's result. Null without `healthCheck`, or before any member is active.
+	Health HealthReportPtrOutput `pulumi:"health"`
+	// Check the proxies through themselves once the members are ready: on create, on update and on every refresh (docs/checking-proxies.md). The result is the `health` output; with `minHealthy`, create and update fail below it, and the orders stay in the state. The check runs from where Pulumi runs. Unset (the default): no check.
+	HealthCheck HealthCheckPtrOutput `pulumi:"healthCheck"`
 	// The fleet's identity, from which each member's idempotency key is derived with its slot. Defaults to a key derived from the project, stack, resource name and plan.
 	IdempotencyKey pulumi.StringOutput `pulumi:"idempotencyKey"`
 	// Every member: its slot, order id, status and expiry.
@@ -36,6 +40,8 @@ type ProxyFleet struct {
 	ReadyTimeout pulumi.StringOutput `pulumi:"readyTimeout"`
 	// Renew each member this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d): a member inside the window is replaced alone, by a new order (new proxies). Unset (the default), nothing is renewed.
 	RenewBefore pulumi.StringPtrOutput `pulumi:"renewBefore"`
+	// Replace members whose proxies failed the last check (with `healthCheck`), at most this many per `pulumi up` (1 to 1000), as an auto-scaling group replaces an unhealthy instance: each buys a new order (new proxies) with a key derived from the member, and the old order stops being tracked (it stays with the account). The last check is the one of the last refresh or up: run `pulumi up --refresh` to replace what fails now. Unset (the default): nothing is replaced for its health.
+	ReplaceUnhealthy pulumi.IntPtrOutput `pulumi:"replaceUnhealthy"`
 	// Orders being renewed whose successor is not ready yet: still tracked, their proxies still listed.
 	Retiring FleetMemberArrayOutput `pulumi:"retiring"`
 	// Wait until every member is `active`. Defaults to true.
@@ -98,6 +104,8 @@ func (ProxyFleetState) ElementType() reflect.Type {
 }
 
 type proxyFleetArgs struct {
+	// Check the proxies through themselves once the members are ready: on create, on update and on every refresh (docs/checking-proxies.md). The result is the `health` output; with `minHealthy`, create and update fail below it, and the orders stay in the state. The check runs from where Pulumi runs. Unset (the default): no check.
+	HealthCheck *HealthCheck `pulumi:"healthCheck"`
 	// The fleet's identity, from which each member's idempotency key is derived with its slot. Defaults to a key derived from the project, stack, resource name and plan.
 	IdempotencyKey *string `pulumi:"idempotencyKey"`
 	// How many orders of the plan the fleet holds (1 to 1000). Raising it buys only the new members; lowering it stops tracking the highest slots, whose orders stay with the account.
@@ -108,12 +116,16 @@ type proxyFleetArgs struct {
 	ReadyTimeout *string `pulumi:"readyTimeout"`
 	// Renew each member this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d): a member inside the window is replaced alone, by a new order (new proxies). Unset (the default), nothing is renewed.
 	RenewBefore *string `pulumi:"renewBefore"`
+	// Replace members whose proxies failed the last check (with `healthCheck`), at most this many per `pulumi up` (1 to 1000), as an auto-scaling group replaces an unhealthy instance: each buys a new order (new proxies) with a key derived from the member, and the old order stops being tracked (it stays with the account). The last check is the one of the last refresh or up: run `pulumi up --refresh` to replace what fails now. Unset (the default): nothing is replaced for its health.
+	ReplaceUnhealthy *int `pulumi:"replaceUnhealthy"`
 	// Wait until every member is `active`. Defaults to true.
 	WaitForReady *bool `pulumi:"waitForReady"`
 }
 
 // The set of arguments for constructing a ProxyFleet resource.
 type ProxyFleetArgs struct {
+	// Check the proxies through themselves once the members are ready: on create, on update and on every refresh (docs/checking-proxies.md). The result is the `health` output; with `minHealthy`, create and update fail below it, and the orders stay in the state. The check runs from where Pulumi runs. Unset (the default): no check.
+	HealthCheck HealthCheckPtrInput
 	// The fleet's identity, from which each member's idempotency key is derived with its slot. Defaults to a key derived from the project, stack, resource name and plan.
 	IdempotencyKey pulumi.StringPtrInput
 	// How many orders of the plan the fleet holds (1 to 1000). Raising it buys only the new members; lowering it stops tracking the highest slots, whose orders stay with the account.
@@ -124,6 +136,8 @@ type ProxyFleetArgs struct {
 	ReadyTimeout pulumi.StringPtrInput
 	// Renew each member this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d): a member inside the window is replaced alone, by a new order (new proxies). Unset (the default), nothing is renewed.
 	RenewBefore pulumi.StringPtrInput
+	// Replace members whose proxies failed the last check (with `healthCheck`), at most this many per `pulumi up` (1 to 1000), as an auto-scaling group replaces an unhealthy instance: each buys a new order (new proxies) with a key derived from the member, and the old order stops being tracked (it stays with the account). The last check is the one of the last refresh or up: run `pulumi up --refresh` to replace what fails now. Unset (the default): nothing is replaced for its health.
+	ReplaceUnhealthy pulumi.IntPtrInput
 	// Wait until every member is `active`. Defaults to true.
 	WaitForReady pulumi.BoolPtrInput
 }
@@ -225,6 +239,16 @@ func (o ProxyFleetOutput) ExpiresAt() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ProxyFleet) pulumi.StringPtrOutput { return v.ExpiresAt }).(pulumi.StringPtrOutput)
 }
 
+// The last check of the proxies through themselves (with `healthCheck`): how many answered, and each proxy's result. Null without `healthCheck`, or before any member is active.
+func (o ProxyFleetOutput) Health() HealthReportPtrOutput {
+	return o.ApplyT(func(v *ProxyFleet) HealthReportPtrOutput { return v.Health }).(HealthReportPtrOutput)
+}
+
+// Check the proxies through themselves once the members are ready: on create, on update and on every refresh (docs/checking-proxies.md). The result is the `health` output; with `minHealthy`, create and update fail below it, and the orders stay in the state. The check runs from where Pulumi runs. Unset (the default): no check.
+func (o ProxyFleetOutput) HealthCheck() HealthCheckPtrOutput {
+	return o.ApplyT(func(v *ProxyFleet) HealthCheckPtrOutput { return v.HealthCheck }).(HealthCheckPtrOutput)
+}
+
 // The fleet's identity, from which each member's idempotency key is derived with its slot. Defaults to a key derived from the project, stack, resource name and plan.
 func (o ProxyFleetOutput) IdempotencyKey() pulumi.StringOutput {
 	return o.ApplyT(func(v *ProxyFleet) pulumi.StringOutput { return v.IdempotencyKey }).(pulumi.StringOutput)
@@ -258,6 +282,11 @@ func (o ProxyFleetOutput) ReadyTimeout() pulumi.StringOutput {
 // Renew each member this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d): a member inside the window is replaced alone, by a new order (new proxies). Unset (the default), nothing is renewed.
 func (o ProxyFleetOutput) RenewBefore() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ProxyFleet) pulumi.StringPtrOutput { return v.RenewBefore }).(pulumi.StringPtrOutput)
+}
+
+// Replace members whose proxies failed the last check (with `healthCheck`), at most this many per `pulumi up` (1 to 1000), as an auto-scaling group replaces an unhealthy instance: each buys a new order (new proxies) with a key derived from the member, and the old order stops being tracked (it stays with the account). The last check is the one of the last refresh or up: run `pulumi up --refresh` to replace what fails now. Unset (the default): nothing is replaced for its health.
+func (o ProxyFleetOutput) ReplaceUnhealthy() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *ProxyFleet) pulumi.IntPtrOutput { return v.ReplaceUnhealthy }).(pulumi.IntPtrOutput)
 }
 
 // Orders being renewed whose successor is not ready yet: still tracked, their proxies still listed.

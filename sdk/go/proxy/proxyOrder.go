@@ -30,6 +30,10 @@ type ProxyOrder struct {
 	Credentials ProxyCredentialArrayOutput `pulumi:"credentials"`
 	// When the order expires (RFC 3339): the earliest expiry of the order and its proxies, as of the last create, update or refresh; null when the API reported none.
 	ExpiresAt pulumi.StringPtrOutput `pulumi:"expiresAt"`
+	// The last check of the proxies through themselves (with `healthCheck`): how many answered, and each proxy's result. Null without `healthCheck`, or before the order is active.
+	Health HealthReportPtrOutput `pulumi:"health"`
+	// Check the proxies through themselves once they are ready: on create, on update and on every refresh (docs/checking-proxies.md). The result is the `health` output; with `minHealthy`, create and update fail below it, and the orders stay in the state. The check runs from where Pulumi runs. Unset (the default): no check.
+	HealthCheck HealthCheckPtrOutput `pulumi:"healthCheck"`
 	// Idempotency key of the purchase. Defaults to a key derived from the project, stack, resource name and plan, so that running `pulumi up` again never buys twice.
 	IdempotencyKey pulumi.StringOutput `pulumi:"idempotencyKey"`
 	// The order id, such as `ord_...` (a ProxyOrder's resource id too).
@@ -109,6 +113,8 @@ func (ProxyOrderState) ElementType() reflect.Type {
 type proxyOrderArgs struct {
 	// The id of an order that already exists (`ord_...`), to track it instead of buying one, for example after a lost state or a moved resource. Create reads the order, checks that it is for `planId`, and waits for it like a purchase; changing it to another order replaces the resource, and removing it later is an update in place that calls nothing. Through the plugin, `pulumi import` does the same for a new resource; dynamic resources cannot be imported, so with the dynamic provider this is the way back.
 	AdoptOrderId *string `pulumi:"adoptOrderId"`
+	// Check the proxies through themselves once they are ready: on create, on update and on every refresh (docs/checking-proxies.md). The result is the `health` output; with `minHealthy`, create and update fail below it, and the orders stay in the state. The check runs from where Pulumi runs. Unset (the default): no check.
+	HealthCheck *HealthCheck `pulumi:"healthCheck"`
 	// Idempotency key of the purchase. Defaults to a key derived from the project, stack, resource name and plan, so that running `pulumi up` again never buys twice.
 	IdempotencyKey *string `pulumi:"idempotencyKey"`
 	// The plan to buy, such as `dc-us-5` (1 to 128 characters). Changing it buys a new order (a replacement).
@@ -125,6 +131,8 @@ type proxyOrderArgs struct {
 type ProxyOrderArgs struct {
 	// The id of an order that already exists (`ord_...`), to track it instead of buying one, for example after a lost state or a moved resource. Create reads the order, checks that it is for `planId`, and waits for it like a purchase; changing it to another order replaces the resource, and removing it later is an update in place that calls nothing. Through the plugin, `pulumi import` does the same for a new resource; dynamic resources cannot be imported, so with the dynamic provider this is the way back.
 	AdoptOrderId pulumi.StringPtrInput
+	// Check the proxies through themselves once they are ready: on create, on update and on every refresh (docs/checking-proxies.md). The result is the `health` output; with `minHealthy`, create and update fail below it, and the orders stay in the state. The check runs from where Pulumi runs. Unset (the default): no check.
+	HealthCheck HealthCheckPtrInput
 	// Idempotency key of the purchase. Defaults to a key derived from the project, stack, resource name and plan, so that running `pulumi up` again never buys twice.
 	IdempotencyKey pulumi.StringPtrInput
 	// The plan to buy, such as `dc-us-5` (1 to 128 characters). Changing it buys a new order (a replacement).
@@ -252,6 +260,16 @@ func (o ProxyOrderOutput) Credentials() ProxyCredentialArrayOutput {
 // When the order expires (RFC 3339): the earliest expiry of the order and its proxies, as of the last create, update or refresh; null when the API reported none.
 func (o ProxyOrderOutput) ExpiresAt() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ProxyOrder) pulumi.StringPtrOutput { return v.ExpiresAt }).(pulumi.StringPtrOutput)
+}
+
+// The last check of the proxies through themselves (with `healthCheck`): how many answered, and each proxy's result. Null without `healthCheck`, or before the order is active.
+func (o ProxyOrderOutput) Health() HealthReportPtrOutput {
+	return o.ApplyT(func(v *ProxyOrder) HealthReportPtrOutput { return v.Health }).(HealthReportPtrOutput)
+}
+
+// Check the proxies through themselves once they are ready: on create, on update and on every refresh (docs/checking-proxies.md). The result is the `health` output; with `minHealthy`, create and update fail below it, and the orders stay in the state. The check runs from where Pulumi runs. Unset (the default): no check.
+func (o ProxyOrderOutput) HealthCheck() HealthCheckPtrOutput {
+	return o.ApplyT(func(v *ProxyOrder) HealthCheckPtrOutput { return v.HealthCheck }).(HealthCheckPtrOutput)
 }
 
 // Idempotency key of the purchase. Defaults to a key derived from the project, stack, resource name and plan, so that running `pulumi up` again never buys twice.

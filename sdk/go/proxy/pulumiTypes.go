@@ -229,6 +229,331 @@ func (o FleetMemberArrayOutput) Index(i pulumi.IntInput) FleetMemberOutput {
 	}).(FleetMemberOutput)
 }
 
+// How a resource checks its proxies through themselves (docs/checking-proxies.md).
+type HealthCheck struct {
+	// The most proxies checked at once, 1 to 500. Defaults to 50.
+	Concurrency *int `pulumi:"concurrency"`
+	// The fewest proxies that must answer: a count such as `17`, or a share of the proxies such as `85%`. Below it, create and update fail naming the proxies that did not answer, and keep every order in the state. Unset: the check is reported and fails nothing.
+	MinHealthy *string `pulumi:"minHealthy"`
+	// The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`.
+	Target string `pulumi:"target"`
+	// The most one proxy's check takes, connection to answer, such as `10s` (1s to 5m). Defaults to `10s`.
+	Timeout *string `pulumi:"timeout"`
+}
+
+// HealthCheckInput is an input type that accepts HealthCheckArgs and HealthCheckOutput values.
+// You can construct a concrete instance of `HealthCheckInput` via:
+//
+//	HealthCheckArgs{...}
+type HealthCheckInput interface {
+	pulumi.Input
+
+	ToHealthCheckOutput() HealthCheckOutput
+	ToHealthCheckOutputWithContext(context.Context) HealthCheckOutput
+}
+
+// How a resource checks its proxies through themselves (docs/checking-proxies.md).
+type HealthCheckArgs struct {
+	// The most proxies checked at once, 1 to 500. Defaults to 50.
+	Concurrency pulumi.IntPtrInput `pulumi:"concurrency"`
+	// The fewest proxies that must answer: a count such as `17`, or a share of the proxies such as `85%`. Below it, create and update fail naming the proxies that did not answer, and keep every order in the state. Unset: the check is reported and fails nothing.
+	MinHealthy pulumi.StringPtrInput `pulumi:"minHealthy"`
+	// The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`.
+	Target pulumi.StringInput `pulumi:"target"`
+	// The most one proxy's check takes, connection to answer, such as `10s` (1s to 5m). Defaults to `10s`.
+	Timeout pulumi.StringPtrInput `pulumi:"timeout"`
+}
+
+func (HealthCheckArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*HealthCheck)(nil)).Elem()
+}
+
+func (i HealthCheckArgs) ToHealthCheckOutput() HealthCheckOutput {
+	return i.ToHealthCheckOutputWithContext(context.Background())
+}
+
+func (i HealthCheckArgs) ToHealthCheckOutputWithContext(ctx context.Context) HealthCheckOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(HealthCheckOutput)
+}
+
+func (i HealthCheckArgs) ToHealthCheckPtrOutput() HealthCheckPtrOutput {
+	return i.ToHealthCheckPtrOutputWithContext(context.Background())
+}
+
+func (i HealthCheckArgs) ToHealthCheckPtrOutputWithContext(ctx context.Context) HealthCheckPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(HealthCheckOutput).ToHealthCheckPtrOutputWithContext(ctx)
+}
+
+// HealthCheckPtrInput is an input type that accepts HealthCheckArgs, HealthCheckPtr and HealthCheckPtrOutput values.
+// You can construct a concrete instance of `HealthCheckPtrInput` via:
+//
+//	        HealthCheckArgs{...}
+//
+//	or:
+//
+//	        nil
+type HealthCheckPtrInput interface {
+	pulumi.Input
+
+	ToHealthCheckPtrOutput() HealthCheckPtrOutput
+	ToHealthCheckPtrOutputWithContext(context.Context) HealthCheckPtrOutput
+}
+
+type healthCheckPtrType HealthCheckArgs
+
+func HealthCheckPtr(v *HealthCheckArgs) HealthCheckPtrInput {
+	return (*healthCheckPtrType)(v)
+}
+
+func (*healthCheckPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**HealthCheck)(nil)).Elem()
+}
+
+func (i *healthCheckPtrType) ToHealthCheckPtrOutput() HealthCheckPtrOutput {
+	return i.ToHealthCheckPtrOutputWithContext(context.Background())
+}
+
+func (i *healthCheckPtrType) ToHealthCheckPtrOutputWithContext(ctx context.Context) HealthCheckPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(HealthCheckPtrOutput)
+}
+
+// How a resource checks its proxies through themselves (docs/checking-proxies.md).
+type HealthCheckOutput struct{ *pulumi.OutputState }
+
+func (HealthCheckOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*HealthCheck)(nil)).Elem()
+}
+
+func (o HealthCheckOutput) ToHealthCheckOutput() HealthCheckOutput {
+	return o
+}
+
+func (o HealthCheckOutput) ToHealthCheckOutputWithContext(ctx context.Context) HealthCheckOutput {
+	return o
+}
+
+func (o HealthCheckOutput) ToHealthCheckPtrOutput() HealthCheckPtrOutput {
+	return o.ToHealthCheckPtrOutputWithContext(context.Background())
+}
+
+func (o HealthCheckOutput) ToHealthCheckPtrOutputWithContext(ctx context.Context) HealthCheckPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v HealthCheck) *HealthCheck {
+		return &v
+	}).(HealthCheckPtrOutput)
+}
+
+// The most proxies checked at once, 1 to 500. Defaults to 50.
+func (o HealthCheckOutput) Concurrency() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v HealthCheck) *int { return v.Concurrency }).(pulumi.IntPtrOutput)
+}
+
+// The fewest proxies that must answer: a count such as `17`, or a share of the proxies such as `85%`. Below it, create and update fail naming the proxies that did not answer, and keep every order in the state. Unset: the check is reported and fails nothing.
+func (o HealthCheckOutput) MinHealthy() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v HealthCheck) *string { return v.MinHealthy }).(pulumi.StringPtrOutput)
+}
+
+// The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`.
+func (o HealthCheckOutput) Target() pulumi.StringOutput {
+	return o.ApplyT(func(v HealthCheck) string { return v.Target }).(pulumi.StringOutput)
+}
+
+// The most one proxy's check takes, connection to answer, such as `10s` (1s to 5m). Defaults to `10s`.
+func (o HealthCheckOutput) Timeout() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v HealthCheck) *string { return v.Timeout }).(pulumi.StringPtrOutput)
+}
+
+type HealthCheckPtrOutput struct{ *pulumi.OutputState }
+
+func (HealthCheckPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**HealthCheck)(nil)).Elem()
+}
+
+func (o HealthCheckPtrOutput) ToHealthCheckPtrOutput() HealthCheckPtrOutput {
+	return o
+}
+
+func (o HealthCheckPtrOutput) ToHealthCheckPtrOutputWithContext(ctx context.Context) HealthCheckPtrOutput {
+	return o
+}
+
+func (o HealthCheckPtrOutput) Elem() HealthCheckOutput {
+	return o.ApplyT(func(v *HealthCheck) HealthCheck {
+		if v != nil {
+			return *v
+		}
+		var ret HealthCheck
+		return ret
+	}).(HealthCheckOutput)
+}
+
+// The most proxies checked at once, 1 to 500. Defaults to 50.
+func (o HealthCheckPtrOutput) Concurrency() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *HealthCheck) *int {
+		if v == nil {
+			return nil
+		}
+		return v.Concurrency
+	}).(pulumi.IntPtrOutput)
+}
+
+// The fewest proxies that must answer: a count such as `17`, or a share of the proxies such as `85%`. Below it, create and update fail naming the proxies that did not answer, and keep every order in the state. Unset: the check is reported and fails nothing.
+func (o HealthCheckPtrOutput) MinHealthy() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *HealthCheck) *string {
+		if v == nil {
+			return nil
+		}
+		return v.MinHealthy
+	}).(pulumi.StringPtrOutput)
+}
+
+// The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`.
+func (o HealthCheckPtrOutput) Target() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *HealthCheck) *string {
+		if v == nil {
+			return nil
+		}
+		return &v.Target
+	}).(pulumi.StringPtrOutput)
+}
+
+// The most one proxy's check takes, connection to answer, such as `10s` (1s to 5m). Defaults to `10s`.
+func (o HealthCheckPtrOutput) Timeout() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *HealthCheck) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Timeout
+	}).(pulumi.StringPtrOutput)
+}
+
+// The proxies checked through themselves: a summary and each proxy's result.
+type HealthReport struct {
+	// When the check began (RFC 3339).
+	CheckedAt string `pulumi:"checkedAt"`
+	// How many proxies answered.
+	Healthy int `pulumi:"healthy"`
+	// Each proxy's result, in the order of the proxies.
+	Results []ProxyHealth `pulumi:"results"`
+	// The URL requested through each proxy.
+	Target string `pulumi:"target"`
+	// How many proxies were checked.
+	Total int `pulumi:"total"`
+}
+
+// The proxies checked through themselves: a summary and each proxy's result.
+type HealthReportOutput struct{ *pulumi.OutputState }
+
+func (HealthReportOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*HealthReport)(nil)).Elem()
+}
+
+func (o HealthReportOutput) ToHealthReportOutput() HealthReportOutput {
+	return o
+}
+
+func (o HealthReportOutput) ToHealthReportOutputWithContext(ctx context.Context) HealthReportOutput {
+	return o
+}
+
+// When the check began (RFC 3339).
+func (o HealthReportOutput) CheckedAt() pulumi.StringOutput {
+	return o.ApplyT(func(v HealthReport) string { return v.CheckedAt }).(pulumi.StringOutput)
+}
+
+// How many proxies answered.
+func (o HealthReportOutput) Healthy() pulumi.IntOutput {
+	return o.ApplyT(func(v HealthReport) int { return v.Healthy }).(pulumi.IntOutput)
+}
+
+// Each proxy's result, in the order of the proxies.
+func (o HealthReportOutput) Results() ProxyHealthArrayOutput {
+	return o.ApplyT(func(v HealthReport) []ProxyHealth { return v.Results }).(ProxyHealthArrayOutput)
+}
+
+// The URL requested through each proxy.
+func (o HealthReportOutput) Target() pulumi.StringOutput {
+	return o.ApplyT(func(v HealthReport) string { return v.Target }).(pulumi.StringOutput)
+}
+
+// How many proxies were checked.
+func (o HealthReportOutput) Total() pulumi.IntOutput {
+	return o.ApplyT(func(v HealthReport) int { return v.Total }).(pulumi.IntOutput)
+}
+
+type HealthReportPtrOutput struct{ *pulumi.OutputState }
+
+func (HealthReportPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**HealthReport)(nil)).Elem()
+}
+
+func (o HealthReportPtrOutput) ToHealthReportPtrOutput() HealthReportPtrOutput {
+	return o
+}
+
+func (o HealthReportPtrOutput) ToHealthReportPtrOutputWithContext(ctx context.Context) HealthReportPtrOutput {
+	return o
+}
+
+func (o HealthReportPtrOutput) Elem() HealthReportOutput {
+	return o.ApplyT(func(v *HealthReport) HealthReport {
+		if v != nil {
+			return *v
+		}
+		var ret HealthReport
+		return ret
+	}).(HealthReportOutput)
+}
+
+// When the check began (RFC 3339).
+func (o HealthReportPtrOutput) CheckedAt() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *HealthReport) *string {
+		if v == nil {
+			return nil
+		}
+		return &v.CheckedAt
+	}).(pulumi.StringPtrOutput)
+}
+
+// How many proxies answered.
+func (o HealthReportPtrOutput) Healthy() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *HealthReport) *int {
+		if v == nil {
+			return nil
+		}
+		return &v.Healthy
+	}).(pulumi.IntPtrOutput)
+}
+
+// Each proxy's result, in the order of the proxies.
+func (o HealthReportPtrOutput) Results() ProxyHealthArrayOutput {
+	return o.ApplyT(func(v *HealthReport) []ProxyHealth {
+		if v == nil {
+			return nil
+		}
+		return v.Results
+	}).(ProxyHealthArrayOutput)
+}
+
+// The URL requested through each proxy.
+func (o HealthReportPtrOutput) Target() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *HealthReport) *string {
+		if v == nil {
+			return nil
+		}
+		return &v.Target
+	}).(pulumi.StringPtrOutput)
+}
+
+// How many proxies were checked.
+func (o HealthReportPtrOutput) Total() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *HealthReport) *int {
+		if v == nil {
+			return nil
+		}
+		return &v.Total
+	}).(pulumi.IntPtrOutput)
+}
+
 // Credentials of one proxy.
 type ProxyCredential struct {
 	// IPv4 or IPv6 address of the proxy.
@@ -294,6 +619,115 @@ func (o ProxyCredentialArrayOutput) Index(i pulumi.IntInput) ProxyCredentialOutp
 	return pulumi.All(o, i).ApplyT(func(vs []interface{}) ProxyCredential {
 		return vs[0].([]ProxyCredential)[vs[1].(int)]
 	}).(ProxyCredentialOutput)
+}
+
+// One proxy's check through itself: whether the target answered through it, how fast, and from which address. Never holds a credential.
+type ProxyHealth struct {
+	// The address the target saw the request come from, when the target reports it (a URL that echoes the caller's address).
+	ExitIp *string `pulumi:"exitIp"`
+	// Why the check failed: `refused` (nothing listens, or a firewall said no), `timeout`, `closed` (the proxy closed the connection without answering), `credentials_rejected` (`407`, or SOCKS5's authentication failure), `target_unreachable` (the proxy could not reach the target), `target_status` (the target answered 400 or more), `protocol_error` or `unsupported_protocol`.
+	Failure *string `pulumi:"failure"`
+	// True when the target answered through the proxy with a status below 400.
+	Healthy bool `pulumi:"healthy"`
+	// Id of the proxy, when the API gave one.
+	Id *string `pulumi:"id"`
+	// Address of the proxy.
+	Ip string `pulumi:"ip"`
+	// Milliseconds from the start of the check (the connection to the proxy) to the target's answer; absent when it did not answer.
+	LatencyMs *int `pulumi:"latencyMs"`
+	// What happened, for people.
+	Message *string `pulumi:"message"`
+	// The order the proxy belongs to.
+	OrderId *string `pulumi:"orderId"`
+	// Port of the proxy.
+	Port int `pulumi:"port"`
+	// The HTTP status the target answered through the proxy.
+	TargetStatus *int `pulumi:"targetStatus"`
+}
+
+// One proxy's check through itself: whether the target answered through it, how fast, and from which address. Never holds a credential.
+type ProxyHealthOutput struct{ *pulumi.OutputState }
+
+func (ProxyHealthOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*ProxyHealth)(nil)).Elem()
+}
+
+func (o ProxyHealthOutput) ToProxyHealthOutput() ProxyHealthOutput {
+	return o
+}
+
+func (o ProxyHealthOutput) ToProxyHealthOutputWithContext(ctx context.Context) ProxyHealthOutput {
+	return o
+}
+
+// The address the target saw the request come from, when the target reports it (a URL that echoes the caller's address).
+func (o ProxyHealthOutput) ExitIp() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v ProxyHealth) *string { return v.ExitIp }).(pulumi.StringPtrOutput)
+}
+
+// Why the check failed: `refused` (nothing listens, or a firewall said no), `timeout`, `closed` (the proxy closed the connection without answering), `credentials_rejected` (`407`, or SOCKS5's authentication failure), `target_unreachable` (the proxy could not reach the target), `target_status` (the target answered 400 or more), `protocol_error` or `unsupported_protocol`.
+func (o ProxyHealthOutput) Failure() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v ProxyHealth) *string { return v.Failure }).(pulumi.StringPtrOutput)
+}
+
+// True when the target answered through the proxy with a status below 400.
+func (o ProxyHealthOutput) Healthy() pulumi.BoolOutput {
+	return o.ApplyT(func(v ProxyHealth) bool { return v.Healthy }).(pulumi.BoolOutput)
+}
+
+// Id of the proxy, when the API gave one.
+func (o ProxyHealthOutput) Id() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v ProxyHealth) *string { return v.Id }).(pulumi.StringPtrOutput)
+}
+
+// Address of the proxy.
+func (o ProxyHealthOutput) Ip() pulumi.StringOutput {
+	return o.ApplyT(func(v ProxyHealth) string { return v.Ip }).(pulumi.StringOutput)
+}
+
+// Milliseconds from the start of the check (the connection to the proxy) to the target's answer; absent when it did not answer.
+func (o ProxyHealthOutput) LatencyMs() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v ProxyHealth) *int { return v.LatencyMs }).(pulumi.IntPtrOutput)
+}
+
+// What happened, for people.
+func (o ProxyHealthOutput) Message() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v ProxyHealth) *string { return v.Message }).(pulumi.StringPtrOutput)
+}
+
+// The order the proxy belongs to.
+func (o ProxyHealthOutput) OrderId() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v ProxyHealth) *string { return v.OrderId }).(pulumi.StringPtrOutput)
+}
+
+// Port of the proxy.
+func (o ProxyHealthOutput) Port() pulumi.IntOutput {
+	return o.ApplyT(func(v ProxyHealth) int { return v.Port }).(pulumi.IntOutput)
+}
+
+// The HTTP status the target answered through the proxy.
+func (o ProxyHealthOutput) TargetStatus() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v ProxyHealth) *int { return v.TargetStatus }).(pulumi.IntPtrOutput)
+}
+
+type ProxyHealthArrayOutput struct{ *pulumi.OutputState }
+
+func (ProxyHealthArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]ProxyHealth)(nil)).Elem()
+}
+
+func (o ProxyHealthArrayOutput) ToProxyHealthArrayOutput() ProxyHealthArrayOutput {
+	return o
+}
+
+func (o ProxyHealthArrayOutput) ToProxyHealthArrayOutputWithContext(ctx context.Context) ProxyHealthArrayOutput {
+	return o
+}
+
+func (o ProxyHealthArrayOutput) Index(i pulumi.IntInput) ProxyHealthOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) ProxyHealth {
+		return vs[0].([]ProxyHealth)[vs[1].(int)]
+	}).(ProxyHealthOutput)
 }
 
 // A proxy, without its credentials.
@@ -542,13 +976,21 @@ func (o UsagePeriodOutput) Start() pulumi.StringOutput {
 }
 
 func init() {
+	pulumi.RegisterInputType(reflect.TypeOf((*HealthCheckInput)(nil)).Elem(), HealthCheckArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*HealthCheckPtrInput)(nil)).Elem(), HealthCheckArgs{})
 	pulumi.RegisterOutputType(BandwidthUsageOutput{})
 	pulumi.RegisterOutputType(FleetCredentialOutput{})
 	pulumi.RegisterOutputType(FleetCredentialArrayOutput{})
 	pulumi.RegisterOutputType(FleetMemberOutput{})
 	pulumi.RegisterOutputType(FleetMemberArrayOutput{})
+	pulumi.RegisterOutputType(HealthCheckOutput{})
+	pulumi.RegisterOutputType(HealthCheckPtrOutput{})
+	pulumi.RegisterOutputType(HealthReportOutput{})
+	pulumi.RegisterOutputType(HealthReportPtrOutput{})
 	pulumi.RegisterOutputType(ProxyCredentialOutput{})
 	pulumi.RegisterOutputType(ProxyCredentialArrayOutput{})
+	pulumi.RegisterOutputType(ProxyHealthOutput{})
+	pulumi.RegisterOutputType(ProxyHealthArrayOutput{})
 	pulumi.RegisterOutputType(ProxyInfoOutput{})
 	pulumi.RegisterOutputType(ProxyInfoArrayOutput{})
 	pulumi.RegisterOutputType(RequestUsageOutput{})

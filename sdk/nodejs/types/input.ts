@@ -5,3 +5,25 @@ import * as pulumi from "@pulumi/pulumi";
 import * as inputs from "../types/input";
 import * as outputs from "../types/output";
 
+/**
+ * How a resource checks its proxies through themselves (docs/checking-proxies.md).
+ */
+export interface HealthCheckArgs {
+    /**
+     * The most proxies checked at once, 1 to 500. Defaults to 50.
+     */
+    concurrency?: pulumi.Input<number>;
+    /**
+     * The fewest proxies that must answer: a count such as `17`, or a share of the proxies such as `85%`. Below it, create and update fail naming the proxies that did not answer, and keep every order in the state. Unset: the check is reported and fails nothing.
+     */
+    minHealthy?: pulumi.Input<string>;
+    /**
+     * The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`.
+     */
+    target: pulumi.Input<string>;
+    /**
+     * The most one proxy's check takes, connection to answer, such as `10s` (1s to 5m). Defaults to `10s`.
+     */
+    timeout?: pulumi.Input<string>;
+}
+

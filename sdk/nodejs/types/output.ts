@@ -92,6 +92,54 @@ export interface FleetMember {
 }
 
 /**
+ * How a resource checks its proxies through themselves (docs/checking-proxies.md).
+ */
+export interface HealthCheck {
+    /**
+     * The most proxies checked at once, 1 to 500. Defaults to 50.
+     */
+    concurrency?: number;
+    /**
+     * The fewest proxies that must answer: a count such as `17`, or a share of the proxies such as `85%`. Below it, create and update fail naming the proxies that did not answer, and keep every order in the state. Unset: the check is reported and fails nothing.
+     */
+    minHealthy?: string;
+    /**
+     * The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`.
+     */
+    target: string;
+    /**
+     * The most one proxy's check takes, connection to answer, such as `10s` (1s to 5m). Defaults to `10s`.
+     */
+    timeout?: string;
+}
+
+/**
+ * The proxies checked through themselves: a summary and each proxy's result.
+ */
+export interface HealthReport {
+    /**
+     * When the check began (RFC 3339).
+     */
+    checkedAt: string;
+    /**
+     * How many proxies answered.
+     */
+    healthy: number;
+    /**
+     * Each proxy's result, in the order of the proxies.
+     */
+    results: outputs.ProxyHealth[];
+    /**
+     * The URL requested through each proxy.
+     */
+    target: string;
+    /**
+     * How many proxies were checked.
+     */
+    total: number;
+}
+
+/**
  * Credentials of one proxy.
  */
 export interface ProxyCredential {
@@ -111,6 +159,52 @@ export interface ProxyCredential {
      * Proxy user name.
      */
     username?: string;
+}
+
+/**
+ * One proxy's check through itself: whether the target answered through it, how fast, and from which address. Never holds a credential.
+ */
+export interface ProxyHealth {
+    /**
+     * The address the target saw the request come from, when the target reports it (a URL that echoes the caller's address).
+     */
+    exitIp?: string;
+    /**
+     * Why the check failed: `refused` (nothing listens, or a firewall said no), `timeout`, `closed` (the proxy closed the connection without answering), `credentials_rejected` (`407`, or SOCKS5's authentication failure), `target_unreachable` (the proxy could not reach the target), `target_status` (the target answered 400 or more), `protocol_error` or `unsupported_protocol`.
+     */
+    failure?: string;
+    /**
+     * True when the target answered through the proxy with a status below 400.
+     */
+    healthy: boolean;
+    /**
+     * Id of the proxy, when the API gave one.
+     */
+    id?: string;
+    /**
+     * Address of the proxy.
+     */
+    ip: string;
+    /**
+     * Milliseconds from the start of the check (the connection to the proxy) to the target's answer; absent when it did not answer.
+     */
+    latencyMs?: number;
+    /**
+     * What happened, for people.
+     */
+    message?: string;
+    /**
+     * The order the proxy belongs to.
+     */
+    orderId?: string;
+    /**
+     * Port of the proxy.
+     */
+    port: number;
+    /**
+     * The HTTP status the target answered through the proxy.
+     */
+    targetStatus?: number;
 }
 
 /**

@@ -7,10 +7,12 @@ from . import _utilities
 import typing
 # Export this package's modules as members:
 from .get_proxies import *
+from .get_proxy_health import *
 from .get_usage import *
 from .provider import *
 from .proxy_fleet import *
 from .proxy_order import *
+from ._inputs import *
 from . import outputs
 
 # Make subpackages available:

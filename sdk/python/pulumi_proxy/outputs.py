@@ -20,7 +20,10 @@ __all__ = [
     'BandwidthUsage',
     'FleetCredential',
     'FleetMember',
+    'HealthCheck',
+    'HealthReport',
     'ProxyCredential',
+    'ProxyHealth',
     'ProxyInfo',
     'RequestUsage',
     'StatusReason',
@@ -306,6 +309,164 @@ class FleetMember(dict):
 
 
 @pulumi.output_type
+class HealthCheck(dict):
+    """
+    How a resource checks its proxies through themselves (docs/checking-proxies.md).
+    """
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "minHealthy":
+            suggest = "min_healthy"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in HealthCheck. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        HealthCheck.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        HealthCheck.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 target: builtins.str,
+                 concurrency: Optional[builtins.int] = None,
+                 min_healthy: Optional[builtins.str] = None,
+                 timeout: Optional[builtins.str] = None):
+        """
+        How a resource checks its proxies through themselves (docs/checking-proxies.md).
+        :param builtins.str target: The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`.
+        :param builtins.int concurrency: The most proxies checked at once, 1 to 500. Defaults to 50.
+        :param builtins.str min_healthy: The fewest proxies that must answer: a count such as `17`, or a share of the proxies such as `85%`. Below it, create and update fail naming the proxies that did not answer, and keep every order in the state. Unset: the check is reported and fails nothing.
+        :param builtins.str timeout: The most one proxy's check takes, connection to answer, such as `10s` (1s to 5m). Defaults to `10s`.
+        """
+        pulumi.set(__self__, "target", target)
+        if concurrency is not None:
+            pulumi.set(__self__, "concurrency", concurrency)
+        if min_healthy is not None:
+            pulumi.set(__self__, "min_healthy", min_healthy)
+        if timeout is not None:
+            pulumi.set(__self__, "timeout", timeout)
+
+    @property
+    @pulumi.getter
+    def target(self) -> builtins.str:
+        """
+        The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`.
+        """
+        return pulumi.get(self, "target")
+
+    @property
+    @pulumi.getter
+    def concurrency(self) -> Optional[builtins.int]:
+        """
+        The most proxies checked at once, 1 to 500. Defaults to 50.
+        """
+        return pulumi.get(self, "concurrency")
+
+    @property
+    @pulumi.getter(name="minHealthy")
+    def min_healthy(self) -> Optional[builtins.str]:
+        """
+        The fewest proxies that must answer: a count such as `17`, or a share of the proxies such as `85%`. Below it, create and update fail naming the proxies that did not answer, and keep every order in the state. Unset: the check is reported and fails nothing.
+        """
+        return pulumi.get(self, "min_healthy")
+
+    @property
+    @pulumi.getter
+    def timeout(self) -> Optional[builtins.str]:
+        """
+        The most one proxy's check takes, connection to answer, such as `10s` (1s to 5m). Defaults to `10s`.
+        """
+        return pulumi.get(self, "timeout")
+
+
+@pulumi.output_type
+class HealthReport(dict):
+    """
+    The proxies checked through themselves: a summary and each proxy's result.
+    """
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "checkedAt":
+            suggest = "checked_at"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in HealthReport. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        HealthReport.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        HealthReport.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 checked_at: builtins.str,
+                 healthy: builtins.int,
+                 results: Sequence['outputs.ProxyHealth'],
+                 target: builtins.str,
+                 total: builtins.int):
+        """
+        The proxies checked through themselves: a summary and each proxy's result.
+        :param builtins.str checked_at: When the check began (RFC 3339).
+        :param builtins.int healthy: How many proxies answered.
+        :param Sequence['ProxyHealth'] results: Each proxy's result, in the order of the proxies.
+        :param builtins.str target: The URL requested through each proxy.
+        :param builtins.int total: How many proxies were checked.
+        """
+        pulumi.set(__self__, "checked_at", checked_at)
+        pulumi.set(__self__, "healthy", healthy)
+        pulumi.set(__self__, "results", results)
+        pulumi.set(__self__, "target", target)
+        pulumi.set(__self__, "total", total)
+
+    @property
+    @pulumi.getter(name="checkedAt")
+    def checked_at(self) -> builtins.str:
+        """
+        When the check began (RFC 3339).
+        """
+        return pulumi.get(self, "checked_at")
+
+    @property
+    @pulumi.getter
+    def healthy(self) -> builtins.int:
+        """
+        How many proxies answered.
+        """
+        return pulumi.get(self, "healthy")
+
+    @property
+    @pulumi.getter
+    def results(self) -> Sequence['outputs.ProxyHealth']:
+        """
+        Each proxy's result, in the order of the proxies.
+        """
+        return pulumi.get(self, "results")
+
+    @property
+    @pulumi.getter
+    def target(self) -> builtins.str:
+        """
+        The URL requested through each proxy.
+        """
+        return pulumi.get(self, "target")
+
+    @property
+    @pulumi.getter
+    def total(self) -> builtins.int:
+        """
+        How many proxies were checked.
+        """
+        return pulumi.get(self, "total")
+
+
+@pulumi.output_type
 class ProxyCredential(dict):
     """
     Credentials of one proxy.
@@ -360,6 +521,157 @@ class ProxyCredential(dict):
         Proxy user name.
         """
         return pulumi.get(self, "username")
+
+
+@pulumi.output_type
+class ProxyHealth(dict):
+    """
+    One proxy's check through itself: whether the target answered through it, how fast, and from which address. Never holds a credential.
+    """
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "exitIp":
+            suggest = "exit_ip"
+        elif key == "latencyMs":
+            suggest = "latency_ms"
+        elif key == "orderId":
+            suggest = "order_id"
+        elif key == "targetStatus":
+            suggest = "target_status"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in ProxyHealth. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        ProxyHealth.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        ProxyHealth.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 healthy: builtins.bool,
+                 ip: builtins.str,
+                 port: builtins.int,
+                 exit_ip: Optional[builtins.str] = None,
+                 failure: Optional[builtins.str] = None,
+                 id: Optional[builtins.str] = None,
+                 latency_ms: Optional[builtins.int] = None,
+                 message: Optional[builtins.str] = None,
+                 order_id: Optional[builtins.str] = None,
+                 target_status: Optional[builtins.int] = None):
+        """
+        One proxy's check through itself: whether the target answered through it, how fast, and from which address. Never holds a credential.
+        :param builtins.bool healthy: True when the target answered through the proxy with a status below 400.
+        :param builtins.str ip: Address of the proxy.
+        :param builtins.int port: Port of the proxy.
+        :param builtins.str exit_ip: The address the target saw the request come from, when the target reports it (a URL that echoes the caller's address).
+        :param builtins.str failure: Why the check failed: `refused` (nothing listens, or a firewall said no), `timeout`, `closed` (the proxy closed the connection without answering), `credentials_rejected` (`407`, or SOCKS5's authentication failure), `target_unreachable` (the proxy could not reach the target), `target_status` (the target answered 400 or more), `protocol_error` or `unsupported_protocol`.
+        :param builtins.str id: Id of the proxy, when the API gave one.
+        :param builtins.int latency_ms: Milliseconds from the start of the check (the connection to the proxy) to the target's answer; absent when it did not answer.
+        :param builtins.str message: What happened, for people.
+        :param builtins.str order_id: The order the proxy belongs to.
+        :param builtins.int target_status: The HTTP status the target answered through the proxy.
+        """
+        pulumi.set(__self__, "healthy", healthy)
+        pulumi.set(__self__, "ip", ip)
+        pulumi.set(__self__, "port", port)
+        if exit_ip is not None:
+            pulumi.set(__self__, "exit_ip", exit_ip)
+        if failure is not None:
+            pulumi.set(__self__, "failure", failure)
+        if id is not None:
+            pulumi.set(__self__, "id", id)
+        if latency_ms is not None:
+            pulumi.set(__self__, "latency_ms", latency_ms)
+        if message is not None:
+            pulumi.set(__self__, "message", message)
+        if order_id is not None:
+            pulumi.set(__self__, "order_id", order_id)
+        if target_status is not None:
+            pulumi.set(__self__, "target_status", target_status)
+
+    @property
+    @pulumi.getter
+    def healthy(self) -> builtins.bool:
+        """
+        True when the target answered through the proxy with a status below 400.
+        """
+        return pulumi.get(self, "healthy")
+
+    @property
+    @pulumi.getter
+    def ip(self) -> builtins.str:
+        """
+        Address of the proxy.
+        """
+        return pulumi.get(self, "ip")
+
+    @property
+    @pulumi.getter
+    def port(self) -> builtins.int:
+        """
+        Port of the proxy.
+        """
+        return pulumi.get(self, "port")
+
+    @property
+    @pulumi.getter(name="exitIp")
+    def exit_ip(self) -> Optional[builtins.str]:
+        """
+        The address the target saw the request come from, when the target reports it (a URL that echoes the caller's address).
+        """
+        return pulumi.get(self, "exit_ip")
+
+    @property
+    @pulumi.getter
+    def failure(self) -> Optional[builtins.str]:
+        """
+        Why the check failed: `refused` (nothing listens, or a firewall said no), `timeout`, `closed` (the proxy closed the connection without answering), `credentials_rejected` (`407`, or SOCKS5's authentication failure), `target_unreachable` (the proxy could not reach the target), `target_status` (the target answered 400 or more), `protocol_error` or `unsupported_protocol`.
+        """
+        return pulumi.get(self, "failure")
+
+    @property
+    @pulumi.getter
+    def id(self) -> Optional[builtins.str]:
+        """
+        Id of the proxy, when the API gave one.
+        """
+        return pulumi.get(self, "id")
+
+    @property
+    @pulumi.getter(name="latencyMs")
+    def latency_ms(self) -> Optional[builtins.int]:
+        """
+        Milliseconds from the start of the check (the connection to the proxy) to the target's answer; absent when it did not answer.
+        """
+        return pulumi.get(self, "latency_ms")
+
+    @property
+    @pulumi.getter
+    def message(self) -> Optional[builtins.str]:
+        """
+        What happened, for people.
+        """
+        return pulumi.get(self, "message")
+
+    @property
+    @pulumi.getter(name="orderId")
+    def order_id(self) -> Optional[builtins.str]:
+        """
+        The order the proxy belongs to.
+        """
+        return pulumi.get(self, "order_id")
+
+    @property
+    @pulumi.getter(name="targetStatus")
+    def target_status(self) -> Optional[builtins.int]:
+        """
+        The HTTP status the target answered through the proxy.
+        """
+        return pulumi.get(self, "target_status")
 
 
 @pulumi.output_type

@@ -15,6 +15,7 @@ else:
     from typing_extensions import NotRequired, TypedDict, TypeAlias
 from . import _utilities
 from . import outputs
+from ._inputs import *
 
 __all__ = ['ProxyFleetArgs', 'ProxyFleet']
 
@@ -23,21 +24,27 @@ class ProxyFleetArgs:
     def __init__(__self__, *,
                  orders: pulumi.Input[builtins.int],
                  plan_id: pulumi.Input[builtins.str],
+                 health_check: Optional[pulumi.Input['HealthCheckArgs']] = None,
                  idempotency_key: Optional[pulumi.Input[builtins.str]] = None,
                  ready_timeout: Optional[pulumi.Input[builtins.str]] = None,
                  renew_before: Optional[pulumi.Input[builtins.str]] = None,
+                 replace_unhealthy: Optional[pulumi.Input[builtins.int]] = None,
                  wait_for_ready: Optional[pulumi.Input[builtins.bool]] = None):
         """
         The set of arguments for constructing a ProxyFleet resource.
         :param pulumi.Input[builtins.int] orders: How many orders of the plan the fleet holds (1 to 1000). Raising it buys only the new members; lowering it stops tracking the highest slots, whose orders stay with the account.
         :param pulumi.Input[builtins.str] plan_id: The plan every member buys, such as `dc-us-5`. Changing it replaces the fleet (new purchases); the old orders stay with the account.
+        :param pulumi.Input['HealthCheckArgs'] health_check: Check the proxies through themselves once the members are ready: on create, on update and on every refresh (docs/checking-proxies.md). The result is the `health` output; with `minHealthy`, create and update fail below it, and the orders stay in the state. The check runs from where Pulumi runs. Unset (the default): no check.
         :param pulumi.Input[builtins.str] idempotency_key: The fleet's identity, from which each member's idempotency key is derived with its slot. Defaults to a key derived from the project, stack, resource name and plan.
         :param pulumi.Input[builtins.str] ready_timeout: How long create and update wait for the members, together, such as `20m` (1s to 24h). Through the plugin, `customTimeouts`, when set, take its place; they do not reach the dynamic provider. On timeout the fleet is recorded with what it holds and the next `pulumi up` resumes it. Defaults to `20m`.
         :param pulumi.Input[builtins.str] renew_before: Renew each member this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d): a member inside the window is replaced alone, by a new order (new proxies). Unset (the default), nothing is renewed.
+        :param pulumi.Input[builtins.int] replace_unhealthy: Replace members whose proxies failed the last check (with `healthCheck`), at most this many per `pulumi up` (1 to 1000), as an auto-scaling group replaces an unhealthy instance: each buys a new order (new proxies) with a key derived from the member, and the old order stops being tracked (it stays with the account). The last check is the one of the last refresh or up: run `pulumi up --refresh` to replace what fails now. Unset (the default): nothing is replaced for its health.
         :param pulumi.Input[builtins.bool] wait_for_ready: Wait until every member is `active`. Defaults to true.
         """
         pulumi.set(__self__, "orders", orders)
         pulumi.set(__self__, "plan_id", plan_id)
+        if health_check is not None:
+            pulumi.set(__self__, "health_check", health_check)
         if idempotency_key is not None:
             pulumi.set(__self__, "idempotency_key", idempotency_key)
         if ready_timeout is None:
@@ -46,6 +53,8 @@ class ProxyFleetArgs:
             pulumi.set(__self__, "ready_timeout", ready_timeout)
         if renew_before is not None:
             pulumi.set(__self__, "renew_before", renew_before)
+        if replace_unhealthy is not None:
+            pulumi.set(__self__, "replace_unhealthy", replace_unhealthy)
         if wait_for_ready is None:
             wait_for_ready = True
         if wait_for_ready is not None:
@@ -74,6 +83,18 @@ class ProxyFleetArgs:
     @plan_id.setter
     def plan_id(self, value: pulumi.Input[builtins.str]):
         pulumi.set(self, "plan_id", value)
+
+    @property
+    @pulumi.getter(name="healthCheck")
+    def health_check(self) -> Optional[pulumi.Input['HealthCheckArgs']]:
+        """
+        Check the proxies through themselves once the members are ready: on create, on update and on every refresh (docs/checking-proxies.md). The result is the `health` output; with `minHealthy`, create and update fail below it, and the orders stay in the state. The check runs from where Pulumi runs. Unset (the default): no check.
+        """
+        return pulumi.get(self, "health_check")
+
+    @health_check.setter
+    def health_check(self, value: Optional[pulumi.Input['HealthCheckArgs']]):
+        pulumi.set(self, "health_check", value)
 
     @property
     @pulumi.getter(name="idempotencyKey")
@@ -112,6 +133,18 @@ class ProxyFleetArgs:
         pulumi.set(self, "renew_before", value)
 
     @property
+    @pulumi.getter(name="replaceUnhealthy")
+    def replace_unhealthy(self) -> Optional[pulumi.Input[builtins.int]]:
+        """
+        Replace members whose proxies failed the last check (with `healthCheck`), at most this many per `pulumi up` (1 to 1000), as an auto-scaling group replaces an unhealthy instance: each buys a new order (new proxies) with a key derived from the member, and the old order stops being tracked (it stays with the account). The last check is the one of the last refresh or up: run `pulumi up --refresh` to replace what fails now. Unset (the default): nothing is replaced for its health.
+        """
+        return pulumi.get(self, "replace_unhealthy")
+
+    @replace_unhealthy.setter
+    def replace_unhealthy(self, value: Optional[pulumi.Input[builtins.int]]):
+        pulumi.set(self, "replace_unhealthy", value)
+
+    @property
     @pulumi.getter(name="waitForReady")
     def wait_for_ready(self) -> Optional[pulumi.Input[builtins.bool]]:
         """
@@ -130,11 +163,13 @@ class ProxyFleet(pulumi.CustomResource):
     def __init__(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
+                 health_check: Optional[pulumi.Input[Union['HealthCheckArgs', 'HealthCheckArgsDict']]] = None,
                  idempotency_key: Optional[pulumi.Input[builtins.str]] = None,
                  orders: Optional[pulumi.Input[builtins.int]] = None,
                  plan_id: Optional[pulumi.Input[builtins.str]] = None,
                  ready_timeout: Optional[pulumi.Input[builtins.str]] = None,
                  renew_before: Optional[pulumi.Input[builtins.str]] = None,
+                 replace_unhealthy: Optional[pulumi.Input[builtins.int]] = None,
                  wait_for_ready: Optional[pulumi.Input[builtins.bool]] = None,
                  __props__=None):
         """
@@ -144,11 +179,13 @@ class ProxyFleet(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
+        :param pulumi.Input[Union['HealthCheckArgs', 'HealthCheckArgsDict']] health_check: Check the proxies through themselves once the members are ready: on create, on update and on every refresh (docs/checking-proxies.md). The result is the `health` output; with `minHealthy`, create and update fail below it, and the orders stay in the state. The check runs from where Pulumi runs. Unset (the default): no check.
         :param pulumi.Input[builtins.str] idempotency_key: The fleet's identity, from which each member's idempotency key is derived with its slot. Defaults to a key derived from the project, stack, resource name and plan.
         :param pulumi.Input[builtins.int] orders: How many orders of the plan the fleet holds (1 to 1000). Raising it buys only the new members; lowering it stops tracking the highest slots, whose orders stay with the account.
         :param pulumi.Input[builtins.str] plan_id: The plan every member buys, such as `dc-us-5`. Changing it replaces the fleet (new purchases); the old orders stay with the account.
         :param pulumi.Input[builtins.str] ready_timeout: How long create and update wait for the members, together, such as `20m` (1s to 24h). Through the plugin, `customTimeouts`, when set, take its place; they do not reach the dynamic provider. On timeout the fleet is recorded with what it holds and the next `pulumi up` resumes it. Defaults to `20m`.
         :param pulumi.Input[builtins.str] renew_before: Renew each member this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d): a member inside the window is replaced alone, by a new order (new proxies). Unset (the default), nothing is renewed.
+        :param pulumi.Input[builtins.int] replace_unhealthy: Replace members whose proxies failed the last check (with `healthCheck`), at most this many per `pulumi up` (1 to 1000), as an auto-scaling group replaces an unhealthy instance: each buys a new order (new proxies) with a key derived from the member, and the old order stops being tracked (it stays with the account). The last check is the one of the last refresh or up: run `pulumi up --refresh` to replace what fails now. Unset (the default): nothing is replaced for its health.
         :param pulumi.Input[builtins.bool] wait_for_ready: Wait until every member is `active`. Defaults to true.
         """
         ...
@@ -177,11 +214,13 @@ class ProxyFleet(pulumi.CustomResource):
     def _internal_init(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
+                 health_check: Optional[pulumi.Input[Union['HealthCheckArgs', 'HealthCheckArgsDict']]] = None,
                  idempotency_key: Optional[pulumi.Input[builtins.str]] = None,
                  orders: Optional[pulumi.Input[builtins.int]] = None,
                  plan_id: Optional[pulumi.Input[builtins.str]] = None,
                  ready_timeout: Optional[pulumi.Input[builtins.str]] = None,
                  renew_before: Optional[pulumi.Input[builtins.str]] = None,
+                 replace_unhealthy: Optional[pulumi.Input[builtins.int]] = None,
                  wait_for_ready: Optional[pulumi.Input[builtins.bool]] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
@@ -192,6 +231,7 @@ class ProxyFleet(pulumi.CustomResource):
                 raise TypeError('__props__ is only valid when passed in combination with a valid opts.id to get an existing resource')
             __props__ = ProxyFleetArgs.__new__(ProxyFleetArgs)
 
+            __props__.__dict__["health_check"] = health_check
             __props__.__dict__["idempotency_key"] = idempotency_key
             if orders is None and not opts.urn:
                 raise TypeError("Missing required property 'orders'")
@@ -203,11 +243,13 @@ class ProxyFleet(pulumi.CustomResource):
                 ready_timeout = '20m'
             __props__.__dict__["ready_timeout"] = ready_timeout
             __props__.__dict__["renew_before"] = renew_before
+            __props__.__dict__["replace_unhealthy"] = replace_unhealthy
             if wait_for_ready is None:
                 wait_for_ready = True
             __props__.__dict__["wait_for_ready"] = wait_for_ready
             __props__.__dict__["credentials"] = None
             __props__.__dict__["expires_at"] = None
+            __props__.__dict__["health"] = None
             __props__.__dict__["members"] = None
             __props__.__dict__["proxies"] = None
             __props__.__dict__["retiring"] = None
@@ -237,6 +279,8 @@ class ProxyFleet(pulumi.CustomResource):
 
         __props__.__dict__["credentials"] = None
         __props__.__dict__["expires_at"] = None
+        __props__.__dict__["health"] = None
+        __props__.__dict__["health_check"] = None
         __props__.__dict__["idempotency_key"] = None
         __props__.__dict__["members"] = None
         __props__.__dict__["orders"] = None
@@ -244,6 +288,7 @@ class ProxyFleet(pulumi.CustomResource):
         __props__.__dict__["proxies"] = None
         __props__.__dict__["ready_timeout"] = None
         __props__.__dict__["renew_before"] = None
+        __props__.__dict__["replace_unhealthy"] = None
         __props__.__dict__["retiring"] = None
         __props__.__dict__["wait_for_ready"] = None
         return ProxyFleet(resource_name, opts=opts, __props__=__props__)
@@ -263,6 +308,22 @@ class ProxyFleet(pulumi.CustomResource):
         The earliest expiry of the fleet's active members (RFC 3339).
         """
         return pulumi.get(self, "expires_at")
+
+    @property
+    @pulumi.getter
+    def health(self) -> pulumi.Output[Optional['outputs.HealthReport']]:
+        """
+        The last check of the proxies through themselves (with `healthCheck`): how many answered, and each proxy's result. Null without `healthCheck`, or before any member is active.
+        """
+        return pulumi.get(self, "health")
+
+    @property
+    @pulumi.getter(name="healthCheck")
+    def health_check(self) -> pulumi.Output[Optional['outputs.HealthCheck']]:
+        """
+        Check the proxies through themselves once the members are ready: on create, on update and on every refresh (docs/checking-proxies.md). The result is the `health` output; with `minHealthy`, create and update fail below it, and the orders stay in the state. The check runs from where Pulumi runs. Unset (the default): no check.
+        """
+        return pulumi.get(self, "health_check")
 
     @property
     @pulumi.getter(name="idempotencyKey")
@@ -319,6 +380,14 @@ class ProxyFleet(pulumi.CustomResource):
         Renew each member this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d): a member inside the window is replaced alone, by a new order (new proxies). Unset (the default), nothing is renewed.
         """
         return pulumi.get(self, "renew_before")
+
+    @property
+    @pulumi.getter(name="replaceUnhealthy")
+    def replace_unhealthy(self) -> pulumi.Output[Optional[builtins.int]]:
+        """
+        Replace members whose proxies failed the last check (with `healthCheck`), at most this many per `pulumi up` (1 to 1000), as an auto-scaling group replaces an unhealthy instance: each buys a new order (new proxies) with a key derived from the member, and the old order stops being tracked (it stays with the account). The last check is the one of the last refresh or up: run `pulumi up --refresh` to replace what fails now. Unset (the default): nothing is replaced for its health.
+        """
+        return pulumi.get(self, "replace_unhealthy")
 
     @property
     @pulumi.getter

@@ -15,6 +15,7 @@ else:
     from typing_extensions import NotRequired, TypedDict, TypeAlias
 from . import _utilities
 from . import outputs
+from ._inputs import *
 
 __all__ = ['ProxyOrderArgs', 'ProxyOrder']
 
@@ -23,6 +24,7 @@ class ProxyOrderArgs:
     def __init__(__self__, *,
                  plan_id: pulumi.Input[builtins.str],
                  adopt_order_id: Optional[pulumi.Input[builtins.str]] = None,
+                 health_check: Optional[pulumi.Input['HealthCheckArgs']] = None,
                  idempotency_key: Optional[pulumi.Input[builtins.str]] = None,
                  ready_timeout: Optional[pulumi.Input[builtins.str]] = None,
                  renew_before: Optional[pulumi.Input[builtins.str]] = None,
@@ -31,6 +33,7 @@ class ProxyOrderArgs:
         The set of arguments for constructing a ProxyOrder resource.
         :param pulumi.Input[builtins.str] plan_id: The plan to buy, such as `dc-us-5` (1 to 128 characters). Changing it buys a new order (a replacement).
         :param pulumi.Input[builtins.str] adopt_order_id: The id of an order that already exists (`ord_...`), to track it instead of buying one, for example after a lost state or a moved resource. Create reads the order, checks that it is for `planId`, and waits for it like a purchase; changing it to another order replaces the resource, and removing it later is an update in place that calls nothing. Through the plugin, `pulumi import` does the same for a new resource; dynamic resources cannot be imported, so with the dynamic provider this is the way back.
+        :param pulumi.Input['HealthCheckArgs'] health_check: Check the proxies through themselves once they are ready: on create, on update and on every refresh (docs/checking-proxies.md). The result is the `health` output; with `minHealthy`, create and update fail below it, and the orders stay in the state. The check runs from where Pulumi runs. Unset (the default): no check.
         :param pulumi.Input[builtins.str] idempotency_key: Idempotency key of the purchase. Defaults to a key derived from the project, stack, resource name and plan, so that running `pulumi up` again never buys twice.
         :param pulumi.Input[builtins.str] ready_timeout: How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). Through the plugin, `customTimeouts.create` (and `.update`), when set, take its place; they do not reach the dynamic provider, where this is the only deadline. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.
         :param pulumi.Input[builtins.str] renew_before: Renew the order this long before it expires, such as `7d`, `36h` or `2d12h` (1s to 365d). Once the order's `expiresAt` is that close, the preview plans a replacement and `pulumi up` buys a new order (new proxies: the API cannot extend one), waits for it, and only then stops tracking the old one. It must be shorter than the plan's lifetime. Unset (the default), nothing is renewed, since a renewal is a purchase; refresh and preview warn 7 days before expiry.
@@ -39,6 +42,8 @@ class ProxyOrderArgs:
         pulumi.set(__self__, "plan_id", plan_id)
         if adopt_order_id is not None:
             pulumi.set(__self__, "adopt_order_id", adopt_order_id)
+        if health_check is not None:
+            pulumi.set(__self__, "health_check", health_check)
         if idempotency_key is not None:
             pulumi.set(__self__, "idempotency_key", idempotency_key)
         if ready_timeout is None:
@@ -75,6 +80,18 @@ class ProxyOrderArgs:
     @adopt_order_id.setter
     def adopt_order_id(self, value: Optional[pulumi.Input[builtins.str]]):
         pulumi.set(self, "adopt_order_id", value)
+
+    @property
+    @pulumi.getter(name="healthCheck")
+    def health_check(self) -> Optional[pulumi.Input['HealthCheckArgs']]:
+        """
+        Check the proxies through themselves once they are ready: on create, on update and on every refresh (docs/checking-proxies.md). The result is the `health` output; with `minHealthy`, create and update fail below it, and the orders stay in the state. The check runs from where Pulumi runs. Unset (the default): no check.
+        """
+        return pulumi.get(self, "health_check")
+
+    @health_check.setter
+    def health_check(self, value: Optional[pulumi.Input['HealthCheckArgs']]):
+        pulumi.set(self, "health_check", value)
 
     @property
     @pulumi.getter(name="idempotencyKey")
@@ -132,6 +149,7 @@ class ProxyOrder(pulumi.CustomResource):
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
                  adopt_order_id: Optional[pulumi.Input[builtins.str]] = None,
+                 health_check: Optional[pulumi.Input[Union['HealthCheckArgs', 'HealthCheckArgsDict']]] = None,
                  idempotency_key: Optional[pulumi.Input[builtins.str]] = None,
                  plan_id: Optional[pulumi.Input[builtins.str]] = None,
                  ready_timeout: Optional[pulumi.Input[builtins.str]] = None,
@@ -146,6 +164,7 @@ class ProxyOrder(pulumi.CustomResource):
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[builtins.str] adopt_order_id: The id of an order that already exists (`ord_...`), to track it instead of buying one, for example after a lost state or a moved resource. Create reads the order, checks that it is for `planId`, and waits for it like a purchase; changing it to another order replaces the resource, and removing it later is an update in place that calls nothing. Through the plugin, `pulumi import` does the same for a new resource; dynamic resources cannot be imported, so with the dynamic provider this is the way back.
+        :param pulumi.Input[Union['HealthCheckArgs', 'HealthCheckArgsDict']] health_check: Check the proxies through themselves once they are ready: on create, on update and on every refresh (docs/checking-proxies.md). The result is the `health` output; with `minHealthy`, create and update fail below it, and the orders stay in the state. The check runs from where Pulumi runs. Unset (the default): no check.
         :param pulumi.Input[builtins.str] idempotency_key: Idempotency key of the purchase. Defaults to a key derived from the project, stack, resource name and plan, so that running `pulumi up` again never buys twice.
         :param pulumi.Input[builtins.str] plan_id: The plan to buy, such as `dc-us-5` (1 to 128 characters). Changing it buys a new order (a replacement).
         :param pulumi.Input[builtins.str] ready_timeout: How long create waits for the order, such as `20m` or `1h30m` (1s to 24h). Through the plugin, `customTimeouts.create` (and `.update`), when set, take its place; they do not reach the dynamic provider, where this is the only deadline. On timeout the order is kept in the state and the next `pulumi up` resumes waiting. Defaults to `20m`.
@@ -179,6 +198,7 @@ class ProxyOrder(pulumi.CustomResource):
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
                  adopt_order_id: Optional[pulumi.Input[builtins.str]] = None,
+                 health_check: Optional[pulumi.Input[Union['HealthCheckArgs', 'HealthCheckArgsDict']]] = None,
                  idempotency_key: Optional[pulumi.Input[builtins.str]] = None,
                  plan_id: Optional[pulumi.Input[builtins.str]] = None,
                  ready_timeout: Optional[pulumi.Input[builtins.str]] = None,
@@ -194,6 +214,7 @@ class ProxyOrder(pulumi.CustomResource):
             __props__ = ProxyOrderArgs.__new__(ProxyOrderArgs)
 
             __props__.__dict__["adopt_order_id"] = adopt_order_id
+            __props__.__dict__["health_check"] = health_check
             __props__.__dict__["idempotency_key"] = idempotency_key
             if plan_id is None and not opts.urn:
                 raise TypeError("Missing required property 'plan_id'")
@@ -210,6 +231,7 @@ class ProxyOrder(pulumi.CustomResource):
             __props__.__dict__["created_at"] = None
             __props__.__dict__["credentials"] = None
             __props__.__dict__["expires_at"] = None
+            __props__.__dict__["health"] = None
             __props__.__dict__["order_id"] = None
             __props__.__dict__["proxies"] = None
             __props__.__dict__["purchase_key"] = None
@@ -246,6 +268,8 @@ class ProxyOrder(pulumi.CustomResource):
         __props__.__dict__["created_at"] = None
         __props__.__dict__["credentials"] = None
         __props__.__dict__["expires_at"] = None
+        __props__.__dict__["health"] = None
+        __props__.__dict__["health_check"] = None
         __props__.__dict__["idempotency_key"] = None
         __props__.__dict__["order_id"] = None
         __props__.__dict__["plan_id"] = None
@@ -306,6 +330,22 @@ class ProxyOrder(pulumi.CustomResource):
         When the order expires (RFC 3339): the earliest expiry of the order and its proxies, as of the last create, update or refresh; null when the API reported none.
         """
         return pulumi.get(self, "expires_at")
+
+    @property
+    @pulumi.getter
+    def health(self) -> pulumi.Output[Optional['outputs.HealthReport']]:
+        """
+        The last check of the proxies through themselves (with `healthCheck`): how many answered, and each proxy's result. Null without `healthCheck`, or before the order is active.
+        """
+        return pulumi.get(self, "health")
+
+    @property
+    @pulumi.getter(name="healthCheck")
+    def health_check(self) -> pulumi.Output[Optional['outputs.HealthCheck']]:
+        """
+        Check the proxies through themselves once they are ready: on create, on update and on every refresh (docs/checking-proxies.md). The result is the `health` output; with `minHealthy`, create and update fail below it, and the orders stay in the state. The check runs from where Pulumi runs. Unset (the default): no check.
+        """
+        return pulumi.get(self, "health_check")
 
     @property
     @pulumi.getter(name="idempotencyKey")

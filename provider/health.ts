@@ -1,0 +1,197 @@
+/**
+ * Checking a resource's proxies through themselves (health/ does the checking): what a `healthCheck` input means,
+ * the check of an order's or a fleet's proxies with their credentials, and the verdict against `minHealthy`.
+ *
+ * A check never buys and never drops: its result is recorded (`health`), and below `minHealthy` the create or update
+ * fails as a partial one, with every order in the state. A refresh records and warns; the update the next diff then
+ * plans checks again, and fails if the proxies still do not answer.
+ */
+import { checkProxies, DEFAULT_HEALTH_CHECK, probeTarget, type HealthReport, type HealthResult, type ProxyToCheck } from "../health";
+import { formatDuration, parseDuration } from "./duration";
+import { UNKNOWN } from "./pulumi-host";
+
+/** A `healthCheck` input (definitions.ts describes it and holds its HealthCheck type to this). */
+export interface HealthCheckInput {
+  target: string;
+  timeout?: string;
+  minHealthy?: string;
+  concurrency?: number;
+}
+
+/**
+ * A `health` output: health/'s report as the state keeps it (definitions.ts holds its HealthReport type to this); a
+ * stored `failure` is any text, since a later version may name failures this one does not.
+ */
+export type HealthOutput = Flat<Omit<HealthReport, "results"> & { results: Array<Flat<Omit<HealthResult, "failure"> & { failure?: string }>> }>;
+
+/** One proxy's result in a `health` output. */
+export type ProxyHealth = HealthOutput["results"][number];
+
+type Flat<T> = { [K in keyof T]: T[K] } & {};
+
+/** The fewest proxies that must answer: a count, or a share of those checked. */
+export type MinHealthy = { count: number } | { percent: number };
+
+/** A `healthCheck` as the check runs it. */
+export interface HealthSettings {
+  target: string;
+  timeoutMs: number;
+  concurrency: number;
+  minHealthy?: MinHealthy;
+}
+
+/** The longest timeout of one proxy's check, and the most checks at once. */
+const MAX_TIMEOUT_MS = 300_000;
+const MAX_CONCURRENCY = 500;
+
+/** Failed proxies a message names before "and N more". */
+const NAMED = 10;
+
+/**
+ * What is wrong with a `healthCheck` (or getProxyHealth's same-named arguments), in words that name the field under
+ * `prefix` and what is allowed; undefined when it is usable. Values the engine does not know yet (preview) pass.
+ */
+export function healthCheckProblem(value: unknown, prefix = "healthCheck."): string | undefined {
+  if (value === UNKNOWN || value === undefined || value === null) return undefined;
+  if (typeof value !== "object" || Array.isArray(value)) {
+    return `healthCheck must be an object such as { target: "https://api.ipify.org?format=json", minHealthy: "90%" }.`;
+  }
+  const { target, timeout, minHealthy, concurrency } = value as Record<string, unknown>;
+  const known = (v: unknown) => v === undefined || v === null || v === UNKNOWN;
+  if (target !== UNKNOWN) {
+    try {
+      if (typeof target !== "string") throw new Error("it is missing");
+      probeTarget(target);
+    } catch (error) {
+      return `${prefix}target must be the http:// or https:// URL to request through each proxy (${error instanceof Error ? error.message : String(error)}).`;
+    }
+  }
+  if (!known(timeout) && !(typeof timeout === "string" && validTimeout(timeout))) {
+    return `${prefix}timeout must be a duration such as "10s" or "1m", from 1s to 5m (got ${JSON.stringify(timeout)}).`;
+  }
+  if (!known(minHealthy) && parseMinHealthy(minHealthy) === undefined) {
+    return `${prefix}minHealthy must be a count such as "17" or a share such as "85%" (0 to 100%) (got ${JSON.stringify(minHealthy)}).`;
+  }
+  if (!known(concurrency) && !(Number.isInteger(concurrency) && (concurrency as number) >= 1 && (concurrency as number) <= MAX_CONCURRENCY)) {
+    return `${prefix}concurrency must be a whole number from 1 to ${MAX_CONCURRENCY} (got ${JSON.stringify(concurrency)}).`;
+  }
+  return undefined;
+}
+
+function validTimeout(text: string): boolean {
+  const ms = parseDuration(text);
+  return ms !== undefined && ms >= 1000 && ms <= MAX_TIMEOUT_MS;
+}
+
+function parseMinHealthy(value: unknown): MinHealthy | undefined {
+  const text = typeof value === "number" ? String(value) : value;
+  if (typeof text !== "string") return undefined;
+  const match = /^\s*(\d+)\s*(%?)\s*$/.exec(text);
+  if (!match) return undefined;
+  const amount = Number(match[1]);
+  if (match[2] === "%") return amount <= 100 ? { percent: amount } : undefined;
+  return { count: amount };
+}
+
+/** The settings of a checked `healthCheck` (defaults filled in). */
+export function healthSettings(input: HealthCheckInput): HealthSettings {
+  const minHealthy = input.minHealthy === undefined || input.minHealthy === null ? undefined : parseMinHealthy(input.minHealthy);
+  return {
+    target: input.target,
+    timeoutMs: (input.timeout ? parseDuration(input.timeout) : undefined) ?? DEFAULT_HEALTH_CHECK.timeoutMs,
+    concurrency: input.concurrency ?? DEFAULT_HEALTH_CHECK.concurrency,
+    ...(minHealthy ? { minHealthy } : {}),
+  };
+}
+
+/** A proxy and its credentials, in the same position of an output's `proxies` and `credentials`. */
+export interface HeldProxies {
+  proxies: ReadonlyArray<{ ip: string; port: number; protocol?: string; id?: string; orderId?: string }>;
+  credentials: ReadonlyArray<{ username?: string; password?: string }>;
+}
+
+/** Checks the proxies (each with its credentials) and gives the report as the `health` output. */
+export async function checkHeld(held: HeldProxies, settings: HealthSettings, orderId?: string): Promise<HealthOutput> {
+  const proxies: ProxyToCheck[] = held.proxies.map((proxy, i) => ({
+    ...proxy,
+    ...(orderId && !proxy.orderId ? { orderId } : {}),
+    username: held.credentials[i]?.username,
+    password: held.credentials[i]?.password,
+  }));
+  return checkProxies(proxies, { target: settings.target, timeoutMs: settings.timeoutMs, concurrency: settings.concurrency });
+}
+
+/** How many proxies of `total` must answer; 0 without `minHealthy`. */
+export function requiredHealthy(minHealthy: MinHealthy | undefined, total: number): number {
+  if (!minHealthy) return 0;
+  return "count" in minHealthy ? minHealthy.count : Math.ceil((minHealthy.percent * total) / 100);
+}
+
+/** True when the report meets the settings' `minHealthy`. */
+export function meetsMinimum(report: Pick<HealthReport, "healthy" | "total">, settings: HealthSettings): boolean {
+  return report.healthy >= requiredHealthy(settings.minHealthy, report.total);
+}
+
+/** The ids of the orders with a proxy that failed the report's check. */
+export function ordersWithFailures(report: HealthOutput | null | undefined): Set<string> {
+  return new Set((report?.results ?? []).filter((r) => !r.healthy && r.orderId).map((r) => r.orderId as string));
+}
+
+/** The proxies that failed, named with their order and why: "127.0.0.1:4000 (order ord_1): refused; ...". */
+export function failedProxies(report: HealthOutput): string {
+  const failed = report.results.filter((r) => !r.healthy);
+  const named = failed.slice(0, NAMED).map((r) => `${r.ip}:${r.port}${r.orderId ? ` (order ${r.orderId})` : ""}: ${r.failure ?? "failed"}`);
+  return `${named.join("; ")}${failed.length > NAMED ? `; and ${failed.length - NAMED} more` : ""}`;
+}
+
+/** What the check found, in one line. */
+export function healthLine(what: string, report: HealthOutput): string {
+  const failed = report.total - report.healthy;
+  return `proxy: ${report.healthy} of ${report.total} proxies of ${what} answered through themselves at ${report.target}${failed > 0 ? `; failed: ${failedProxies(report)}` : ""}`;
+}
+
+/** The error of a check below `minHealthy`: what failed, that nothing was lost, and what to do. */
+export function belowMinimum(what: string, report: HealthOutput, settings: HealthSettings): string {
+  const needed = requiredHealthy(settings.minHealthy, report.total);
+  return (
+    `${report.healthy} of ${report.total} proxies of ${what} answered through themselves at ${report.target} within ` +
+    `${formatDuration(settings.timeoutMs)}; healthCheck.minHealthy asks for ${needed}. Failed: ${failedProxies(report)}. ` +
+    "Every order is kept in the state; nothing was bought or dropped. The check runs from this machine: a proxy that " +
+    "accepts only listed source addresses looks dead from elsewhere. Ask the vendor about the proxies that failed, " +
+    "replace them (replaceUnhealthy on a ProxyFleet), or lower minHealthy; the next `pulumi up` checks again."
+  );
+}
+
+/** What a resource's check found: the `health` output, and the error message when it is below `minHealthy`. */
+export interface HealthVerdict {
+  health: HealthOutput;
+  /** Set when fewer proxies answered than `minHealthy` asks for. */
+  shortfall?: string;
+}
+
+/**
+ * Checks a resource's proxies by its `healthCheck` and says what it found in the log: a line, a warning when any
+ * failed. `what` names the resource in messages; `orderId` is the order of proxies that do not name one.
+ */
+export async function checkResource(
+  log: { info(message: string): void; warn(message: string): void },
+  what: string,
+  held: HeldProxies,
+  healthCheck: HealthCheckInput,
+  orderId?: string,
+): Promise<HealthVerdict> {
+  const settings = healthSettings(healthCheck);
+  const health = await checkHeld(held, settings, orderId);
+  if (health.healthy < health.total) log.warn(healthLine(what, health));
+  else log.info(healthLine(what, health));
+  return meetsMinimum(health, settings) ? { health } : { health, shortfall: belowMinimum(what, health, settings) };
+}
+
+/**
+ * An update must check the proxies again: `healthCheck` is set, the resource has active orders, and its last check is
+ * missing (none made yet) or below `minHealthy` (a refresh saw them fail, or a create or update failed on it).
+ */
+export function healthDue(active: boolean, health: HealthOutput | null | undefined, healthCheck: HealthCheckInput | undefined): boolean {
+  if (!healthCheck || (healthCheck as unknown) === UNKNOWN || !active) return false;
+  return !health || !meetsMinimum(health, healthSettings(healthCheck));
+}
