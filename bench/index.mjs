@@ -8,8 +8,9 @@
 // N; BENCH_FLEET_CASES (default in fleet.mjs) the fleet part's N:P:R:T; BENCH_FLEET_RESOURCE_CASES (default in
 // fleet-resource.mjs) the ProxyFleet part's N:R:T, BENCH_STACKS its K stacks on one key, BENCH_SHARE_CASES its fleet
 // beside an application; BENCH_SHARED_ACCOUNT (default in shared-account.mjs) the shared account's refresh;
-// BENCH_API=real makes the sandbox unkind in every case (api-shape.mjs). BENCH_ONLY=main, BENCH_ONLY=fleet or
-// BENCH_ONLY=fleet-resource runs that part alone and rewrites only its table in docs/contributing/benchmarks.md.
+// BENCH_API=real makes the sandbox unkind in every case (api-shape.mjs). BENCH_ONLY=main, BENCH_ONLY=fleet,
+// BENCH_ONLY=fleet-resource or BENCH_ONLY=health runs that part alone and rewrites only its table in
+// docs/contributing/benchmarks.md.
 import { execFile, spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -32,12 +33,14 @@ const require = createRequire(import.meta.url);
 const { startSandbox, PLANS } = require(join(root, "dist", "sandbox", "index.js"));
 const repeats = Number(process.env.BENCH_REPEATS ?? 3);
 const only = process.env.BENCH_ONLY;
-const fleetOnly = only === "fleet" || only === "fleet-resource";
+const fleetOnly = only === "fleet" || only === "fleet-resource" || only === "health";
 const rows = [];
 const fleetRows = [];
 const fleetResourceRows = [];
+const healthRows = [];
 const row = (area, figure, value, goal, verdict) => {
-  (area.startsWith("fleet") ? fleetRows : area.startsWith("ProxyFleet") ? fleetResourceRows : rows).push({ area, figure, value, goal, verdict });
+  const table = area.startsWith("fleet") ? fleetRows : area.startsWith("ProxyFleet") ? fleetResourceRows : area.startsWith("health") ? healthRows : rows;
+  table.push({ area, figure, value, goal, verdict });
   console.error(`bench: ${area} | ${figure} | ${value} | ${goal} | ${verdict}`);
 };
 const fmt = (x, digits = 2) => Number(x).toFixed(digits);
@@ -121,13 +124,13 @@ if (!fleetOnly) {
 }
 
 // 5. Fleets under the API's rate limit, against their floors and a no-op resource that waits as long.
-if (process.env.BENCH_SKIP_ENGINE !== "1" && only !== "main" && only !== "fleet-resource") {
+if (process.env.BENCH_SKIP_ENGINE !== "1" && (!only || only === "fleet")) {
   const { fleetFigures, DEFAULT_FLEET_CASES } = await import("./fleet.mjs");
   for (const figure of await fleetFigures(root, startSandbox, process.env.BENCH_FLEET_CASES ?? DEFAULT_FLEET_CASES)) row(...figure);
 }
 
 // 6. ProxyFleet: one resource of N orders, not bound by the engine's slots, against the API's floor.
-if (process.env.BENCH_SKIP_ENGINE !== "1" && only !== "main" && only !== "fleet") {
+if (process.env.BENCH_SKIP_ENGINE !== "1" && (!only || only === "fleet-resource")) {
   const { fleetResourceFigures, DEFAULT_FLEET_RESOURCE_CASES, DEFAULT_STACKS_CASES, DEFAULT_SHARE_CASES } = await import("./fleet-resource.mjs");
   const env = process.env;
   const figures = await fleetResourceFigures(
@@ -138,6 +141,12 @@ if (process.env.BENCH_SKIP_ENGINE !== "1" && only !== "main" && only !== "fleet"
     env.BENCH_SHARE_CASES ?? DEFAULT_SHARE_CASES,
   );
   for (const figure of figures) row(...figure);
+}
+
+// 7. Health checks of 1,000 proxies through themselves, against the floor their answers set (no CLI: always run).
+if (!only || only === "health") {
+  const { healthFigures } = await import("./health.mjs");
+  for (const figure of await healthFigures(root, startSandbox)) row(...figure);
 }
 
 const machine = `${cpus().length} cores (${cpus()[0]?.model ?? "unknown"}), ${Math.round(totalmem() / 1024 ** 3)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`;
@@ -171,5 +180,10 @@ if (fleetResourceRows.length > 0) {
   const table = tableOf(fleetResourceRows, "one run per case");
   console.log(table);
   place("bench-fleet-resource", table);
+}
+if (healthRows.length > 0) {
+  const table = tableOf(healthRows, "one run per case");
+  console.log(table);
+  place("bench-health", table);
 }
 writeFileSync(docPath, doc);

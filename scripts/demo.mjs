@@ -3,7 +3,8 @@
 //
 // It makes sure the CLI is there, starts the sandbox on a free port (keeping its orders in .demo/), uses a local
 // backend in .demo/, creates or selects the stack `demo`, sets the config (the key as a secret), runs `pulumi up`,
-// prints the proxies and the usage as tables, refreshes to show there is no drift, and stops the sandbox.
+// prints the proxies, their health (each checked through itself: the sandbox serves its proxies) and the usage as
+// tables, refreshes to show there is no drift, and stops the sandbox.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, symlinkSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -65,7 +66,7 @@ async function main() {
   const link = join(root, "node_modules", "pulumi-proxy");
   if (!existsSync(link)) symlinkSync("..", link, "dir");
 
-  const sandbox = await startSandbox({ provisioningMs: 4000, stateFile: join(demoDir, "sandbox-state.json") });
+  const sandbox = await startSandbox({ provisioningMs: 4000, stateFile: join(demoDir, "sandbox-state.json"), serveProxies: true });
   say(`Sandbox API running at ${sandbox.url} (orders kept in .demo/sandbox-state.json)`);
   try {
     const stacks = await pulumi(["stack", "ls", "--json"], { capture: true });
@@ -73,6 +74,7 @@ async function main() {
     await pulumi(["stack", exists ? "select" : "init", "demo"]);
     await pulumi(["config", "set", "proxy:baseUrl", sandbox.url]);
     await pulumi(["config", "set", "proxy:apiKey", SANDBOX_API_KEY, "--secret"]);
+    await pulumi(["config", "set", "healthTarget", sandbox.proxies.echoUrl]);
 
     say("pulumi up");
     await pulumi(["up", "--yes", "--skip-preview", "--suppress-outputs"]);
@@ -89,6 +91,17 @@ async function main() {
       ["EXPIRES", (p) => p.expiresAt],
     ]);
     console.log("(credentials are a secret output: pulumi stack output credentials --show-secrets)");
+
+    const h = outputs.health;
+    say(`Health: ${h.healthy} of ${h.total} proxies answered through themselves (checked at ${h.checkedAt})`);
+    table(h.results, [
+      ["IP", (r) => r.ip],
+      ["PORT", (r) => r.port],
+      ["HEALTHY", (r) => (r.healthy ? "yes" : "no")],
+      ["LATENCY", (r) => (r.latencyMs === undefined ? "" : `${r.latencyMs} ms`)],
+      ["EXIT IP", (r) => r.exitIp ?? ""],
+      ["FAILURE", (r) => r.failure ?? ""],
+    ]);
 
     const u = outputs.usage;
     say(`Usage from ${u.period.start} to ${u.period.end} (as of ${u.asOf})`);

@@ -55,16 +55,19 @@ describe("npm run demo, as the README has it", () => {
     expect(orders).toHaveLength(1);
     expect(run.out).toContain(`== Order ${orders[0]!.id}: active since`);
     expect(run.out).toMatch(/^IP +PORT +PROTOCOL +TYPE +COUNTRY +CITY +EXPIRES *$/m);
-    expect(run.out.match(/^198\.51\.100\.\d+ +\d+ +http /gm)).toHaveLength(5);
+    expect(run.out.match(/^127\.0\.0\.1 +\d+ +http /gm)).toHaveLength(5);
+    expect(run.out).toMatch(/^== Health: 5 of 5 proxies answered through themselves/m);
+    expect(run.out.match(/^127\.0\.0\.1 +\d+ +yes +\d+ ms +127\.0\.0\.1 *$/gm)).toHaveLength(5);
     expect(run.out).toMatch(/^== Usage from /m);
     expect(run.out).toContain("== No drift: the state matches the API.");
   }, 180_000);
 
-  it("buys nothing more when run again, and still finds no drift", () => {
+  it("buys nothing more when run again, checks the same proxies again, and still finds no drift", () => {
     const run = demo();
     runs.push(run);
     expect(run.status, run.out).toBe(0);
     expect(sandboxOrders()).toHaveLength(1);
+    expect(run.out).toMatch(/^== Health: 5 of 5 proxies answered through themselves/m);
     expect(run.out).toContain("== No drift: the state matches the API.");
   }, 180_000);
 
