@@ -99,7 +99,7 @@ export function checkGetProxyHealthArgs(args: Record<string, unknown>): GetProxy
   const failures = [...(listing.failures ?? [])];
   const { target, timeout, concurrency, orderIds } = rest;
   const problem = healthCheckProblem({ target, timeout, concurrency }, "");
-  if (problem) failures.push({ property: problem.split(" ")[0] ?? "target", reason: problem });
+  if (problem) failures.push({ property: problem.field, reason: problem.reason });
   const ids = orderIds === undefined || orderIds === null ? undefined : orderIds;
   if (ids !== undefined && !(Array.isArray(ids) && ids.every((id) => typeof id === "string"))) {
     failures.push({ property: "orderIds", reason: `orderIds must be a list of order ids, such as ["ord_..."] (got ${JSON.stringify(ids)}).` });

@@ -47,14 +47,20 @@ const MAX_CONCURRENCY = 500;
 /** Failed proxies a message names before "and N more". */
 const NAMED = 10;
 
+/** A field of a `healthCheck` that is not usable, and why, in words that name it and what is allowed. */
+export interface HealthCheckProblem {
+  field: "target" | "timeout" | "minHealthy" | "concurrency" | "";
+  reason: string;
+}
+
 /**
- * What is wrong with a `healthCheck` (or getProxyHealth's same-named arguments), in words that name the field under
- * `prefix` and what is allowed; undefined when it is usable. Values the engine does not know yet (preview) pass.
+ * What is wrong with a `healthCheck` (or getProxyHealth's same-named arguments), the field named under `prefix`;
+ * undefined when it is usable. Values the engine does not know yet (preview) pass.
  */
-export function healthCheckProblem(value: unknown, prefix = "healthCheck."): string | undefined {
+export function healthCheckProblem(value: unknown, prefix = "healthCheck."): HealthCheckProblem | undefined {
   if (value === UNKNOWN || value === undefined || value === null) return undefined;
   if (typeof value !== "object" || Array.isArray(value)) {
-    return `healthCheck must be an object such as { target: "https://api.ipify.org?format=json", minHealthy: "90%" }.`;
+    return { field: "", reason: `healthCheck must be an object such as { target: "https://api.ipify.org?format=json", minHealthy: "90%" }.` };
   }
   const { target, timeout, minHealthy, concurrency } = value as Record<string, unknown>;
   const known = (v: unknown) => v === undefined || v === null || v === UNKNOWN;
@@ -63,17 +69,17 @@ export function healthCheckProblem(value: unknown, prefix = "healthCheck."): str
       if (typeof target !== "string") throw new Error("it is missing");
       probeTarget(target);
     } catch (error) {
-      return `${prefix}target must be the http:// or https:// URL to request through each proxy (${error instanceof Error ? error.message : String(error)}).`;
+      return { field: "target", reason: `${prefix}target must be the http:// or https:// URL to request through each proxy (${error instanceof Error ? error.message : String(error)}).` };
     }
   }
   if (!known(timeout) && !(typeof timeout === "string" && validTimeout(timeout))) {
-    return `${prefix}timeout must be a duration such as "10s" or "1m", from 1s to 5m (got ${JSON.stringify(timeout)}).`;
+    return { field: "timeout", reason: `${prefix}timeout must be a duration such as "10s" or "1m", from 1s to 5m (got ${JSON.stringify(timeout)}).` };
   }
   if (!known(minHealthy) && parseMinHealthy(minHealthy) === undefined) {
-    return `${prefix}minHealthy must be a count such as "17" or a share such as "85%" (0 to 100%) (got ${JSON.stringify(minHealthy)}).`;
+    return { field: "minHealthy", reason: `${prefix}minHealthy must be a count such as "17" or a share such as "85%" (0 to 100%) (got ${JSON.stringify(minHealthy)}).` };
   }
   if (!known(concurrency) && !(Number.isInteger(concurrency) && (concurrency as number) >= 1 && (concurrency as number) <= MAX_CONCURRENCY)) {
-    return `${prefix}concurrency must be a whole number from 1 to ${MAX_CONCURRENCY} (got ${JSON.stringify(concurrency)}).`;
+    return { field: "concurrency", reason: `${prefix}concurrency must be a whole number from 1 to ${MAX_CONCURRENCY} (got ${JSON.stringify(concurrency)}).` };
   }
   return undefined;
 }

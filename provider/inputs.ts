@@ -83,7 +83,7 @@ export const INPUT_CHECKS: Readonly<Record<CheckedInput, InputCheck>> = {
   healthCheck: {
     safeParse(value) {
       const problem = healthCheckProblem(value);
-      return problem ? { success: false, error: { issues: [{ message: problem }] } } : { success: true };
+      return problem ? { success: false, error: { issues: [{ message: problem.reason }] } } : { success: true };
     },
   },
   replaceUnhealthy: z
