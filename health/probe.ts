@@ -84,7 +84,8 @@ async function exchange(proxy: ProxyToCheck, target: ProbeTarget, sockets: Socke
   if (ahead.length > 0) throw new ProbeFailure("protocol_error", "the proxy sent bytes before the target could answer");
   let channel: Socket = socket;
   if (target.tls) {
-    const tls = connectTls({ socket, servername: isIP(target.host) ? undefined : target.host, ALPNProtocols: ["http/1.1"] });
+    // `host` is what the certificate is checked against (Node checks "localhost" without it); SNI takes names only.
+    const tls = connectTls({ socket, host: target.host, servername: isIP(target.host) ? undefined : target.host, ALPNProtocols: ["http/1.1"] });
     sockets.push(tls);
     await new Promise<void>((resolve, reject) => {
       tls.once("secureConnect", resolve);

@@ -2,10 +2,17 @@
  * The health check through real proxies: the sandbox's served listeners (HTTP CONNECT and SOCKS5 on loopback, each
  * requiring its own credentials) and its echo target, in each condition the sandbox can put a proxy in.
  */
+import { execFile, execFileSync } from "node:child_process";
+import { promisify } from "node:util";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer as createHttpsServer } from "node:https";
 import { createServer, type AddressInfo, type Server } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ProxyRecord } from "../../contract/types";
 import { checkProxies, type ProxyToCheck } from "../../health";
+import { REPO_ROOT } from "../helpers/pulumi";
 import { activeOrder, useSandbox } from "../helpers/sandbox";
 
 const sandbox = useSandbox({ serveProxies: { slowMs: 1_500 } });
@@ -130,5 +137,46 @@ describe("checking proxies through themselves", () => {
 
   it("refuses a target that is not an http or https URL before checking anything", async () => {
     await expect(checkProxies([], { target: "ftp://example.test/" })).rejects.toThrow(/http or https/);
+  });
+});
+
+describe("an https target, through the tunnel", () => {
+  let dir = "";
+  let url = "";
+  const https = createHttpsServer();
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "pulumi-proxy-tls-"));
+    const [key, cert] = [join(dir, "key.pem"), join(dir, "cert.pem")];
+    execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"], { stdio: "ignore" });
+    https.setSecureContext({ key: readFileSync(key), cert: readFileSync(cert) });
+    https.on("request", (req, res) => res.end(JSON.stringify({ ip: req.socket.remoteAddress })));
+    await new Promise<void>((resolve) => https.listen(0, "127.0.0.1", resolve));
+    url = `https://127.0.0.1:${(https.address() as AddressInfo).port}/ip`;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => https.close(resolve));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("refuses a certificate it cannot verify, naming TLS", async () => {
+    const [http] = await proxiesOf("dc-us-5");
+    const [socks] = await proxiesOf("mobile-fr-1");
+    const report = await checkProxies([http as ProxyRecord, socks as ProxyRecord], { target: url });
+    for (const result of report.results) expect(result).toMatchObject({ healthy: false, failure: "target_unreachable", message: expect.stringMatching(/^TLS with the target failed/) });
+  });
+
+  it("speaks TLS to a target it trusts, in both protocols (the built checker, in a process that trusts the certificate)", async () => {
+    const proxies = [...(await proxiesOf("dc-us-5")).slice(0, 1), ...(await proxiesOf("mobile-fr-1"))];
+    const script = `require(${JSON.stringify(join(REPO_ROOT, "dist", "health", "index.js"))}).checkProxies(JSON.parse(process.argv[1]), { target: process.argv[2] }).then((r) => console.log(JSON.stringify(r)))`;
+    // Not execFileSync: the sandbox's proxies answer from this process.
+    const { stdout } = await promisify(execFile)(process.execPath, ["-e", script, JSON.stringify(proxies), url], {
+      env: { ...process.env, NODE_EXTRA_CA_CERTS: join(dir, "cert.pem") },
+      encoding: "utf8",
+    });
+    const report = JSON.parse(stdout) as { healthy: number; results: unknown[] };
+    expect(report.results).toEqual([expect.objectContaining({ healthy: true }), expect.objectContaining({ healthy: true })]);
+    expect(report.healthy).toBe(2);
+    for (const result of report.results) expect(result).toMatchObject({ healthy: true, targetStatus: 200, exitIp: "127.0.0.1" });
   });
 });
