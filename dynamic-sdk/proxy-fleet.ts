@@ -120,8 +120,8 @@ export class ProxyFleet extends pulumi.CustomResource {
   /** The earliest expiry of the fleet's active members (RFC 3339). */
   declare readonly expiresAt: pulumi.Output<string | null>;
   /**
-   * The last check of the proxies through themselves (with `healthCheck`): how many answered, and each proxy's result.
-   * Null without `healthCheck`, or before any member is active.
+   * The last check of the active members' proxies through themselves (with `healthCheck`; orders being renewed are not
+   * checked): how many answered, and each proxy's result. Null without `healthCheck`, or before any member is active.
    */
   declare readonly health: pulumi.Output<HealthReport | null>;
 

@@ -368,7 +368,7 @@ export const PROXY_FLEET = {
       type: "HealthReport",
       presence: "nullable",
       description:
-        "The last check of the proxies through themselves (with `healthCheck`): how many answered, and each proxy's result. Null without `healthCheck`, or before any member is active.",
+        "The last check of the active members' proxies through themselves (with `healthCheck`; orders being renewed are not checked): how many answered, and each proxy's result. Null without `healthCheck`, or before any member is active.",
     },
   },
 } as const satisfies ResourceSpec<ObjectTypeName>;

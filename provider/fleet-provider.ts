@@ -171,12 +171,13 @@ export class FleetProvider implements Omit<Engine, "read"> {
   }
 
   /**
-   * With `healthCheck`, every proxy of the fleet's active orders checked through itself and recorded as `health`, and
-   * what falls short of `minHealthy` (health.ts); without it, no `health`.
+   * With `healthCheck`, every proxy of the fleet's active members checked through itself and recorded as `health`, and
+   * what falls short of `minHealthy` (health.ts); without it, no `health`. Orders being renewed (`retiring`) are on
+   * their way out: they are not checked.
    */
   private async withHealth(id: string, outs: FleetOutputs, inputs: FleetInputs): Promise<{ outs: FleetOutputs; shortfall?: string }> {
     if (!inputs.healthCheck) return { outs: { ...outs, health: null } };
-    const active = new Set([...outs.members, ...(outs.retiring ?? [])].filter((m) => m.status === "active").map((m) => m.orderId));
+    const active = new Set(outs.members.filter((m) => m.status === "active").map((m) => m.orderId));
     const proxies = outs.proxies.filter((p) => active.has(p.orderId));
     if (proxies.length === 0) return { outs };
     const credentials = outs.credentials.filter((c) => active.has(c.orderId));

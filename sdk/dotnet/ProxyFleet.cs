@@ -31,7 +31,7 @@ namespace PulumiProxy.Proxy
         public Output<string?> ExpiresAt { get; private set; } = null!;
 
         /// <summary>
-        /// The last check of the proxies through themselves (with `healthCheck`): how many answered, and each proxy's result. Null without `healthCheck`, or before any member is active.
+        /// The last check of the active members' proxies through themselves (with `healthCheck`; orders being renewed are not checked): how many answered, and each proxy's result. Null without `healthCheck`, or before any member is active.
         /// </summary>
         [Output("health")]
         public Output<Outputs.HealthReport?> Health { get; private set; } = null!;

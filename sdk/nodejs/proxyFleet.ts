@@ -47,7 +47,7 @@ export class ProxyFleet extends pulumi.CustomResource {
      */
     public /*out*/ readonly expiresAt!: pulumi.Output<string | undefined>;
     /**
-     * The last check of the proxies through themselves (with `healthCheck`): how many answered, and each proxy's result. Null without `healthCheck`, or before any member is active.
+     * The last check of the active members' proxies through themselves (with `healthCheck`; orders being renewed are not checked): how many answered, and each proxy's result. Null without `healthCheck`, or before any member is active.
      */
     public /*out*/ readonly health!: pulumi.Output<outputs.HealthReport | undefined>;
     /**

@@ -22,7 +22,7 @@ type ProxyFleet struct {
 	Credentials FleetCredentialArrayOutput `pulumi:"credentials"`
 	// The earliest expiry of the fleet's active members (RFC 3339).
 	ExpiresAt pulumi.StringPtrOutput `pulumi:"expiresAt"`
-	// The last check of the proxies through themselves (with `healthCheck`): how many answered, and each proxy's result. Null without `healthCheck`, or before any member is active.
+	// The last check of the active members' proxies through themselves (with `healthCheck`; orders being renewed are not checked): how many answered, and each proxy's result. Null without `healthCheck`, or before any member is active.
 	Health HealthReportPtrOutput `pulumi:"health"`
 	// Check the proxies through themselves once the members are ready: on create, on update and on every refresh (docs/checking-proxies.md). The result is the `health` output; with `minHealthy`, create and update fail below it, and the orders stay in the state. The check runs from where Pulumi runs. Unset (the default): no check.
 	HealthCheck HealthCheckPtrOutput `pulumi:"healthCheck"`
@@ -239,7 +239,7 @@ func (o ProxyFleetOutput) ExpiresAt() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *ProxyFleet) pulumi.StringPtrOutput { return v.ExpiresAt }).(pulumi.StringPtrOutput)
 }
 
-// The last check of the proxies through themselves (with `healthCheck`): how many answered, and each proxy's result. Null without `healthCheck`, or before any member is active.
+// The last check of the active members' proxies through themselves (with `healthCheck`; orders being renewed are not checked): how many answered, and each proxy's result. Null without `healthCheck`, or before any member is active.
 func (o ProxyFleetOutput) Health() HealthReportPtrOutput {
 	return o.ApplyT(func(v *ProxyFleet) HealthReportPtrOutput { return v.Health }).(HealthReportPtrOutput)
 }

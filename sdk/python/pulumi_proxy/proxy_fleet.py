@@ -313,7 +313,7 @@ class ProxyFleet(pulumi.CustomResource):
     @pulumi.getter
     def health(self) -> pulumi.Output[Optional['outputs.HealthReport']]:
         """
-        The last check of the proxies through themselves (with `healthCheck`): how many answered, and each proxy's result. Null without `healthCheck`, or before any member is active.
+        The last check of the active members' proxies through themselves (with `healthCheck`; orders being renewed are not checked): how many answered, and each proxy's result. Null without `healthCheck`, or before any member is active.
         """
         return pulumi.get(self, "health")
 
