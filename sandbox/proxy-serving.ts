@@ -109,8 +109,10 @@ export class ProxyListeners implements ProxyServing {
   /** Closes every listener and the echo target. */
   async stop(): Promise<void> {
     await this.clear();
-    await new Promise<void>((resolve) => (this.echo ? this.echo.close(() => resolve()) : resolve()));
-    this.echo?.closeAllConnections();
+    const echo = this.echo;
+    if (!echo) return;
+    echo.closeAllConnections();
+    await new Promise<void>((resolve) => echo.close(() => resolve()));
   }
 
   private async open(entry: Served, port: number): Promise<number> {
