@@ -117,10 +117,12 @@ describe("a stack of the previous release, upgraded with npm install, then moved
     stack: "upgraded",
     sandbox: { provisioningMs: 500 },
     installedDir: () => {
-      // The quickstart where a user keeps it, with the release before origins installed from its packed tarball.
+      // The quickstart where a user keeps it, as it was then, with the release before origins installed from its
+      // packed tarball.
       outside = mkdtempSync(join(tmpdir(), "pulumi-proxy-upgrade-"));
       const dir = join(outside, "quickstart");
       cpSync(join(REPO_ROOT, "examples", "quickstart"), dir, { recursive: true });
+      cpSync(join(REPO_ROOT, "test", "fixtures", "previous-release", "quickstart-index.ts"), join(dir, "index.ts"));
       execFileSync("npm", ["install", "--no-audit", "--no-fund", PREVIOUS_RELEASE], { cwd: dir, stdio: "pipe" });
       return dir;
     },
