@@ -19,11 +19,11 @@ export type GetProxiesArgs = ProxyListFilters;
 
 /** Filters of {@link getProxiesOutput}, as Inputs. */
 export interface GetProxiesOutputArgs {
-  /** Only proxies of this type; several types separated by commas (the dynamic provider's getProxies also takes a list). */
+  /** Only proxies of this type; several types separated by commas (the dynamic provider's functions also take a list). */
   type?: pulumi.Input<string | string[]>;
   /**
-   * Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's getProxies
-   * also takes a list).
+   * Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's functions
+   * also take a list).
    */
   country?: pulumi.Input<string | string[]>;
   /** Only proxies provisioned by this order. */

@@ -18,13 +18,19 @@ export interface GetProxyHealthArgs {
   target: string;
   /** Only the proxies of these orders: an order's `orderId`, or every `orderId` of a fleet's `members`. */
   orderIds?: string[];
-  /** Only proxies of this type; several types separated by commas, or a list. */
+  /** Only proxies of this type; several types separated by commas (the dynamic provider's functions also take a list). */
   type?: string | string[];
-  /** Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas, or a list. */
+  /**
+   * Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's functions
+   * also take a list).
+   */
   country?: string | string[];
   /** Only proxies provisioned by this order. */
   orderId?: string;
-  /** Only proxies that expire before this time (RFC 3339); proxies with no known expiry are left out. */
+  /**
+   * Only proxies that expire before this time (RFC 3339, such as `2026-12-01T00:00:00Z`); proxies with no known expiry
+   * are left out. Filtered by the provider: the API has no such query.
+   */
   expiresBefore?: string;
   /** The most one proxy's check takes, connection to answer, such as `10s` (1s to 5m). Defaults to `10s`. */
   timeout?: string;

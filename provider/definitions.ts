@@ -378,13 +378,13 @@ const PROXY_FILTERS = {
   type: {
     type: "string",
     presence: "optional",
-    description: "Only proxies of this type; several types separated by commas (the dynamic provider's getProxies also takes a list).",
+    description: "Only proxies of this type; several types separated by commas (the dynamic provider's functions also take a list).",
   },
   country: {
     type: "string",
     presence: "optional",
     description:
-      "Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's getProxies also takes a list).",
+      "Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's functions also take a list).",
   },
   orderId: { type: "string", presence: "optional", description: "Only proxies provisioned by this order." },
   expiresBefore: {

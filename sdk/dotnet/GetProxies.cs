@@ -35,7 +35,7 @@ namespace PulumiProxy.Proxy
     public sealed class GetProxiesArgs : global::Pulumi.InvokeArgs
     {
         /// <summary>
-        /// Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's getProxies also takes a list).
+        /// Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's functions also take a list).
         /// </summary>
         [Input("country")]
         public string? Country { get; set; }
@@ -59,7 +59,7 @@ namespace PulumiProxy.Proxy
         public string? OrderId { get; set; }
 
         /// <summary>
-        /// Only proxies of this type; several types separated by commas (the dynamic provider's getProxies also takes a list).
+        /// Only proxies of this type; several types separated by commas (the dynamic provider's functions also take a list).
         /// </summary>
         [Input("type")]
         public string? Type { get; set; }
@@ -73,7 +73,7 @@ namespace PulumiProxy.Proxy
     public sealed class GetProxiesInvokeArgs : global::Pulumi.InvokeArgs
     {
         /// <summary>
-        /// Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's getProxies also takes a list).
+        /// Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's functions also take a list).
         /// </summary>
         [Input("country")]
         public Input<string>? Country { get; set; }
@@ -97,7 +97,7 @@ namespace PulumiProxy.Proxy
         public Input<string>? OrderId { get; set; }
 
         /// <summary>
-        /// Only proxies of this type; several types separated by commas (the dynamic provider's getProxies also takes a list).
+        /// Only proxies of this type; several types separated by commas (the dynamic provider's functions also take a list).
         /// </summary>
         [Input("type")]
         public Input<string>? Type { get; set; }

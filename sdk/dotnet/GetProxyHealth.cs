@@ -41,7 +41,7 @@ namespace PulumiProxy.Proxy
         public int? Concurrency { get; set; }
 
         /// <summary>
-        /// Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's getProxies also takes a list).
+        /// Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's functions also take a list).
         /// </summary>
         [Input("country")]
         public string? Country { get; set; }
@@ -83,7 +83,7 @@ namespace PulumiProxy.Proxy
         public string? Timeout { get; set; }
 
         /// <summary>
-        /// Only proxies of this type; several types separated by commas (the dynamic provider's getProxies also takes a list).
+        /// Only proxies of this type; several types separated by commas (the dynamic provider's functions also take a list).
         /// </summary>
         [Input("type")]
         public string? Type { get; set; }
@@ -103,7 +103,7 @@ namespace PulumiProxy.Proxy
         public Input<int>? Concurrency { get; set; }
 
         /// <summary>
-        /// Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's getProxies also takes a list).
+        /// Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's functions also take a list).
         /// </summary>
         [Input("country")]
         public Input<string>? Country { get; set; }
@@ -145,7 +145,7 @@ namespace PulumiProxy.Proxy
         public Input<string>? Timeout { get; set; }
 
         /// <summary>
-        /// Only proxies of this type; several types separated by commas (the dynamic provider's getProxies also takes a list).
+        /// Only proxies of this type; several types separated by commas (the dynamic provider's functions also take a list).
         /// </summary>
         [Input("type")]
         public Input<string>? Type { get; set; }

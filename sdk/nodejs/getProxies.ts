@@ -23,7 +23,7 @@ export function getProxies(args?: GetProxiesArgs, opts?: pulumi.InvokeOptions): 
 
 export interface GetProxiesArgs {
     /**
-     * Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's getProxies also takes a list).
+     * Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's functions also take a list).
      */
     country?: string;
     /**
@@ -39,7 +39,7 @@ export interface GetProxiesArgs {
      */
     orderId?: string;
     /**
-     * Only proxies of this type; several types separated by commas (the dynamic provider's getProxies also takes a list).
+     * Only proxies of this type; several types separated by commas (the dynamic provider's functions also take a list).
      */
     type?: string;
 }
@@ -71,7 +71,7 @@ export function getProxiesOutput(args?: GetProxiesOutputArgs, opts?: pulumi.Invo
 
 export interface GetProxiesOutputArgs {
     /**
-     * Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's getProxies also takes a list).
+     * Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's functions also take a list).
      */
     country?: pulumi.Input<string>;
     /**
@@ -87,7 +87,7 @@ export interface GetProxiesOutputArgs {
      */
     orderId?: pulumi.Input<string>;
     /**
-     * Only proxies of this type; several types separated by commas (the dynamic provider's getProxies also takes a list).
+     * Only proxies of this type; several types separated by commas (the dynamic provider's functions also take a list).
      */
     type?: pulumi.Input<string>;
 }

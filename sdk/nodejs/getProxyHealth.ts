@@ -29,7 +29,7 @@ export interface GetProxyHealthArgs {
      */
     concurrency?: number;
     /**
-     * Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's getProxies also takes a list).
+     * Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's functions also take a list).
      */
     country?: string;
     /**
@@ -53,7 +53,7 @@ export interface GetProxyHealthArgs {
      */
     timeout?: string;
     /**
-     * Only proxies of this type; several types separated by commas (the dynamic provider's getProxies also takes a list).
+     * Only proxies of this type; several types separated by commas (the dynamic provider's functions also take a list).
      */
     type?: string;
 }
@@ -103,7 +103,7 @@ export interface GetProxyHealthOutputArgs {
      */
     concurrency?: pulumi.Input<number>;
     /**
-     * Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's getProxies also takes a list).
+     * Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's functions also take a list).
      */
     country?: pulumi.Input<string>;
     /**
@@ -127,7 +127,7 @@ export interface GetProxyHealthOutputArgs {
      */
     timeout?: pulumi.Input<string>;
     /**
-     * Only proxies of this type; several types separated by commas (the dynamic provider's getProxies also takes a list).
+     * Only proxies of this type; several types separated by commas (the dynamic provider's functions also take a list).
      */
     type?: pulumi.Input<string>;
 }

@@ -27,7 +27,7 @@ describe("a ProxyFleet with healthCheck from a JavaScript program (real CLI)", (
     await program.config("target", sandbox.proxies?.echoUrl ?? "");
     expect((await program.up()).changeSummary).toEqual({ create: 2 });
     expect(sandbox.createdOrders).toHaveLength(20);
-    expect(await program.outputs()).toMatchObject({ healthy: 20, total: 20, failed: [] });
+    expect(await program.outputs()).toMatchObject({ healthy: 20, total: 20, failed: [], functionHealthy: 20, functionTotal: 20 });
     const members = await membersInState(program);
 
     const deadOrders = [members[2], members[9], members[15]];
@@ -37,7 +37,7 @@ describe("a ProxyFleet with healthCheck from a JavaScript program (real CLI)", (
     const warning = said(refreshed);
     expect(warning).toContain("17 of 20 proxies of fleet");
     for (const proxy of dead) expect(warning).toContain(`${proxy.ip}:${proxy.port} (order ${proxy.order_id}): refused`);
-    expect(await program.outputs()).toMatchObject({ healthy: 17, total: 20, failed: deadOrders });
+    expect(await program.outputs()).toMatchObject({ healthy: 17, total: 20, failed: deadOrders, functionHealthy: 17, functionTotal: 20 });
 
     await program.config("minHealthy", "18");
     const gate = await program.run(["up", "--yes", "--skip-preview", "--non-interactive"], { allowFailure: true });

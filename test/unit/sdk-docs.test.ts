@@ -1,7 +1,8 @@
 /**
  * The dynamic SDK says what the definitions say (provider/definitions.ts): its resource classes are generated from
  * them (`npm run gen`, scripts/lib/dynamic-sdk.mjs), and the committed files must be what the generator makes now; the
- * hand-written getProxiesOutput's arguments and result carry each definition's description, word for word, as TSDoc.
+ * hand-written getProxiesOutput's arguments and result, and getProxyHealth's arguments, carry each definition's
+ * description, word for word, as TSDoc.
  * The type check holds names and types; this holds the rest.
  */
 import { readFileSync } from "node:fs";
@@ -9,7 +10,7 @@ import { join } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import * as definitions from "../../provider/definitions";
-import { GET_PROXIES } from "../../provider/definitions";
+import { GET_PROXIES, GET_PROXY_HEALTH } from "../../provider/definitions";
 import { REPO_ROOT } from "../helpers/pulumi";
 
 type Fields = Readonly<Record<string, { description: string }>>;
@@ -54,5 +55,9 @@ describe("the dynamic SDK says what the definitions say", () => {
     ["GetProxiesResult", "dynamic-sdk/get-proxies.ts", GET_PROXIES.outputs],
   ] as const)("getProxies: %s", (name, file, fields: Fields) => {
     expect(documented(file, name)).toEqual(folded(fields));
+  });
+
+  it("getProxyHealth: GetProxyHealthArgs (its result is the report's type, which the type check holds)", () => {
+    expect(documented("dynamic-sdk/get-proxy-health.ts", "GetProxyHealthArgs")).toEqual(folded(GET_PROXY_HEALTH.inputs));
   });
 });

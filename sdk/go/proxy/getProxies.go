@@ -23,7 +23,7 @@ func GetProxies(ctx *pulumi.Context, args *GetProxiesArgs, opts ...pulumi.Invoke
 }
 
 type GetProxiesArgs struct {
-	// Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's getProxies also takes a list).
+	// Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's functions also take a list).
 	Country *string `pulumi:"country"`
 	// Only proxies that expire before this time (RFC 3339, such as `2026-12-01T00:00:00Z`); proxies with no known expiry are left out. Filtered by the provider: the API has no such query.
 	ExpiresBefore *string `pulumi:"expiresBefore"`
@@ -31,7 +31,7 @@ type GetProxiesArgs struct {
 	IncludeCredentials *bool `pulumi:"includeCredentials"`
 	// Only proxies provisioned by this order.
 	OrderId *string `pulumi:"orderId"`
-	// Only proxies of this type; several types separated by commas (the dynamic provider's getProxies also takes a list).
+	// Only proxies of this type; several types separated by commas (the dynamic provider's functions also take a list).
 	Type *string `pulumi:"type"`
 }
 
@@ -52,7 +52,7 @@ func GetProxiesOutput(ctx *pulumi.Context, args GetProxiesOutputArgs, opts ...pu
 }
 
 type GetProxiesOutputArgs struct {
-	// Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's getProxies also takes a list).
+	// Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's functions also take a list).
 	Country pulumi.StringPtrInput `pulumi:"country"`
 	// Only proxies that expire before this time (RFC 3339, such as `2026-12-01T00:00:00Z`); proxies with no known expiry are left out. Filtered by the provider: the API has no such query.
 	ExpiresBefore pulumi.StringPtrInput `pulumi:"expiresBefore"`
@@ -60,7 +60,7 @@ type GetProxiesOutputArgs struct {
 	IncludeCredentials pulumi.BoolPtrInput `pulumi:"includeCredentials"`
 	// Only proxies provisioned by this order.
 	OrderId pulumi.StringPtrInput `pulumi:"orderId"`
-	// Only proxies of this type; several types separated by commas (the dynamic provider's getProxies also takes a list).
+	// Only proxies of this type; several types separated by commas (the dynamic provider's functions also take a list).
 	Type pulumi.StringPtrInput `pulumi:"type"`
 }
 

@@ -25,7 +25,7 @@ func GetProxyHealth(ctx *pulumi.Context, args *GetProxyHealthArgs, opts ...pulum
 type GetProxyHealthArgs struct {
 	// The most proxies checked at once, 1 to 500. Defaults to 50.
 	Concurrency *int `pulumi:"concurrency"`
-	// Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's getProxies also takes a list).
+	// Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's functions also take a list).
 	Country *string `pulumi:"country"`
 	// Only proxies that expire before this time (RFC 3339, such as `2026-12-01T00:00:00Z`); proxies with no known expiry are left out. Filtered by the provider: the API has no such query.
 	ExpiresBefore *string `pulumi:"expiresBefore"`
@@ -37,7 +37,7 @@ type GetProxyHealthArgs struct {
 	Target string `pulumi:"target"`
 	// The most one proxy's check takes, connection to answer, such as `10s` (1s to 5m). Defaults to `10s`.
 	Timeout *string `pulumi:"timeout"`
-	// Only proxies of this type; several types separated by commas (the dynamic provider's getProxies also takes a list).
+	// Only proxies of this type; several types separated by commas (the dynamic provider's functions also take a list).
 	Type *string `pulumi:"type"`
 }
 
@@ -66,7 +66,7 @@ func GetProxyHealthOutput(ctx *pulumi.Context, args GetProxyHealthOutputArgs, op
 type GetProxyHealthOutputArgs struct {
 	// The most proxies checked at once, 1 to 500. Defaults to 50.
 	Concurrency pulumi.IntPtrInput `pulumi:"concurrency"`
-	// Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's getProxies also takes a list).
+	// Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's functions also take a list).
 	Country pulumi.StringPtrInput `pulumi:"country"`
 	// Only proxies that expire before this time (RFC 3339, such as `2026-12-01T00:00:00Z`); proxies with no known expiry are left out. Filtered by the provider: the API has no such query.
 	ExpiresBefore pulumi.StringPtrInput `pulumi:"expiresBefore"`
@@ -78,7 +78,7 @@ type GetProxyHealthOutputArgs struct {
 	Target pulumi.StringInput `pulumi:"target"`
 	// The most one proxy's check takes, connection to answer, such as `10s` (1s to 5m). Defaults to `10s`.
 	Timeout pulumi.StringPtrInput `pulumi:"timeout"`
-	// Only proxies of this type; several types separated by commas (the dynamic provider's getProxies also takes a list).
+	// Only proxies of this type; several types separated by commas (the dynamic provider's functions also take a list).
 	Type pulumi.StringPtrInput `pulumi:"type"`
 }
 

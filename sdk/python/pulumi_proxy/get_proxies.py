@@ -70,11 +70,11 @@ def get_proxies(country: Optional[builtins.str] = None,
     Lists the proxies assigned to the account (`GET /v1/proxies`, all pages).
 
 
-    :param builtins.str country: Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's getProxies also takes a list).
+    :param builtins.str country: Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's functions also take a list).
     :param builtins.str expires_before: Only proxies that expire before this time (RFC 3339, such as `2026-12-01T00:00:00Z`); proxies with no known expiry are left out. Filtered by the provider: the API has no such query.
     :param builtins.bool include_credentials: Return the proxies' credentials too, as a secret. Defaults to false.
     :param builtins.str order_id: Only proxies provisioned by this order.
-    :param builtins.str type: Only proxies of this type; several types separated by commas (the dynamic provider's getProxies also takes a list).
+    :param builtins.str type: Only proxies of this type; several types separated by commas (the dynamic provider's functions also take a list).
     """
     __args__ = dict()
     __args__['country'] = country
@@ -98,11 +98,11 @@ def get_proxies_output(country: Optional[pulumi.Input[Optional[builtins.str]]] =
     Lists the proxies assigned to the account (`GET /v1/proxies`, all pages).
 
 
-    :param builtins.str country: Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's getProxies also takes a list).
+    :param builtins.str country: Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's functions also take a list).
     :param builtins.str expires_before: Only proxies that expire before this time (RFC 3339, such as `2026-12-01T00:00:00Z`); proxies with no known expiry are left out. Filtered by the provider: the API has no such query.
     :param builtins.bool include_credentials: Return the proxies' credentials too, as a secret. Defaults to false.
     :param builtins.str order_id: Only proxies provisioned by this order.
-    :param builtins.str type: Only proxies of this type; several types separated by commas (the dynamic provider's getProxies also takes a list).
+    :param builtins.str type: Only proxies of this type; several types separated by commas (the dynamic provider's functions also take a list).
     """
     __args__ = dict()
     __args__['country'] = country

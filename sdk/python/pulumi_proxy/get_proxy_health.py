@@ -110,13 +110,13 @@ def get_proxy_health(concurrency: Optional[builtins.int] = None,
 
 
     :param builtins.int concurrency: The most proxies checked at once, 1 to 500. Defaults to 50.
-    :param builtins.str country: Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's getProxies also takes a list).
+    :param builtins.str country: Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's functions also take a list).
     :param builtins.str expires_before: Only proxies that expire before this time (RFC 3339, such as `2026-12-01T00:00:00Z`); proxies with no known expiry are left out. Filtered by the provider: the API has no such query.
     :param builtins.str order_id: Only proxies provisioned by this order.
     :param Sequence[builtins.str] order_ids: Only the proxies of these orders: an order's `orderId`, or every `orderId` of a fleet's `members`.
     :param builtins.str target: The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`.
     :param builtins.str timeout: The most one proxy's check takes, connection to answer, such as `10s` (1s to 5m). Defaults to `10s`.
-    :param builtins.str type: Only proxies of this type; several types separated by commas (the dynamic provider's getProxies also takes a list).
+    :param builtins.str type: Only proxies of this type; several types separated by commas (the dynamic provider's functions also take a list).
     """
     __args__ = dict()
     __args__['concurrency'] = concurrency
@@ -150,13 +150,13 @@ def get_proxy_health_output(concurrency: Optional[pulumi.Input[Optional[builtins
 
 
     :param builtins.int concurrency: The most proxies checked at once, 1 to 500. Defaults to 50.
-    :param builtins.str country: Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's getProxies also takes a list).
+    :param builtins.str country: Only proxies in this country (ISO 3166-1 alpha-2); several separated by commas (the dynamic provider's functions also take a list).
     :param builtins.str expires_before: Only proxies that expire before this time (RFC 3339, such as `2026-12-01T00:00:00Z`); proxies with no known expiry are left out. Filtered by the provider: the API has no such query.
     :param builtins.str order_id: Only proxies provisioned by this order.
     :param Sequence[builtins.str] order_ids: Only the proxies of these orders: an order's `orderId`, or every `orderId` of a fleet's `members`.
     :param builtins.str target: The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`.
     :param builtins.str timeout: The most one proxy's check takes, connection to answer, such as `10s` (1s to 5m). Defaults to `10s`.
-    :param builtins.str type: Only proxies of this type; several types separated by commas (the dynamic provider's getProxies also takes a list).
+    :param builtins.str type: Only proxies of this type; several types separated by commas (the dynamic provider's functions also take a list).
     """
     __args__ = dict()
     __args__['concurrency'] = concurrency
