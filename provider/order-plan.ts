@@ -55,4 +55,3 @@ export function planOrderChange(olds: OrderOutputs, news: OrderInputs, now: numb
     warnings,
   };
 }
-
