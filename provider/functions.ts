@@ -4,7 +4,6 @@
  */
 import type { ProxyApiClient, ProxyFilters } from "../client/client";
 import { ProxyError } from "../client/errors";
-import { DEFAULT_HEALTH_CHECK } from "../health";
 import { checkHeld, healthCheckProblem, healthSettings, type HealthOutput, type HealthSettings } from "./health";
 import { splitCredentials, type ProxyCredential, type ProxyInfo } from "./order-state";
 
@@ -94,10 +93,9 @@ export type GetProxyHealthCall = { query: ProxyHealthQuery; failures?: undefined
 
 /** Checks getProxyHealth's arguments (untyped, from an invoke or a program); one failure per bad one. */
 export function checkGetProxyHealthArgs(args: Record<string, unknown>): GetProxyHealthCall {
-  const { includeCredentials: _ignored, ...rest } = args;
-  const listing = checkGetProxiesArgs({ type: rest.type, country: rest.country, orderId: rest.orderId, expiresBefore: rest.expiresBefore });
+  const listing = checkGetProxiesArgs({ type: args.type, country: args.country, orderId: args.orderId, expiresBefore: args.expiresBefore });
   const failures = [...(listing.failures ?? [])];
-  const { target, timeout, concurrency, orderIds } = rest;
+  const { target, timeout, concurrency, orderIds } = args;
   const problem = healthCheckProblem({ target, timeout, concurrency }, "");
   if (problem) failures.push({ property: problem.field, reason: problem.reason });
   const ids = orderIds === undefined || orderIds === null ? undefined : orderIds;
@@ -108,7 +106,7 @@ export function checkGetProxyHealthArgs(args: Record<string, unknown>): GetProxy
   const settings = healthSettings({
     target: target as string,
     ...(typeof timeout === "string" ? { timeout } : {}),
-    concurrency: typeof concurrency === "number" ? concurrency : DEFAULT_HEALTH_CHECK.concurrency,
+    ...(typeof concurrency === "number" ? { concurrency } : {}),
   });
   return { query: { filters: listing.filters, ...(ids ? { orderIds: ids as string[] } : {}), settings } };
 }

@@ -8,6 +8,7 @@
  */
 import { checkProxies, DEFAULT_HEALTH_CHECK, probeTarget, type HealthReport, type HealthResult, type ProxyToCheck } from "../health";
 import { formatDuration, parseDuration } from "./duration";
+import { healthBelowMinimum, healthChecked } from "./messages";
 import { UNKNOWN } from "./pulumi-host";
 
 /** A `healthCheck` input (definitions.ts describes it and holds its HealthCheck type to this). */
@@ -43,9 +44,6 @@ export interface HealthSettings {
 /** The longest timeout of one proxy's check, and the most checks at once. */
 const MAX_TIMEOUT_MS = 300_000;
 const MAX_CONCURRENCY = 500;
-
-/** Failed proxies a message names before "and N more". */
-const NAMED = 10;
 
 /** A field of a `healthCheck` that is not usable, and why, in words that name it and what is allowed. */
 export interface HealthCheckProblem {
@@ -143,31 +141,6 @@ export function ordersWithFailures(report: HealthOutput | null | undefined): Set
   return new Set((report?.results ?? []).filter((r) => !r.healthy && r.orderId).map((r) => r.orderId as string));
 }
 
-/** The proxies that failed, named with their order and why: "127.0.0.1:4000 (order ord_1): refused; ...". */
-export function failedProxies(report: HealthOutput): string {
-  const failed = report.results.filter((r) => !r.healthy);
-  const named = failed.slice(0, NAMED).map((r) => `${r.ip}:${r.port}${r.orderId ? ` (order ${r.orderId})` : ""}: ${r.failure ?? "failed"}`);
-  return `${named.join("; ")}${failed.length > NAMED ? `; and ${failed.length - NAMED} more` : ""}`;
-}
-
-/** What the check found, in one line. */
-export function healthLine(what: string, report: HealthOutput): string {
-  const failed = report.total - report.healthy;
-  return `proxy: ${report.healthy} of ${report.total} proxies of ${what} answered through themselves at ${report.target}${failed > 0 ? `; failed: ${failedProxies(report)}` : ""}`;
-}
-
-/** The error of a check below `minHealthy`: what failed, that nothing was lost, and what to do. */
-export function belowMinimum(what: string, report: HealthOutput, settings: HealthSettings): string {
-  const needed = requiredHealthy(settings.minHealthy, report.total);
-  return (
-    `${report.healthy} of ${report.total} proxies of ${what} answered through themselves at ${report.target} within ` +
-    `${formatDuration(settings.timeoutMs)}; healthCheck.minHealthy asks for ${needed}. Failed: ${failedProxies(report)}. ` +
-    "Every order is kept in the state; nothing was bought or dropped. The check runs from this machine: a proxy that " +
-    "accepts only listed source addresses looks dead from elsewhere. Ask the vendor about the proxies that failed, " +
-    "replace them (replaceUnhealthy on a ProxyFleet), or lower minHealthy; the next `pulumi up` checks again."
-  );
-}
-
 /** What a resource's check found: the `health` output, and the error message when it is below `minHealthy`. */
 export interface HealthVerdict {
   health: HealthOutput;
@@ -188,9 +161,10 @@ export async function checkResource(
 ): Promise<HealthVerdict> {
   const settings = healthSettings(healthCheck);
   const health = await checkHeld(held, settings, orderId);
-  if (health.healthy < health.total) log.warn(healthLine(what, health));
-  else log.info(healthLine(what, health));
-  return meetsMinimum(health, settings) ? { health } : { health, shortfall: belowMinimum(what, health, settings) };
+  if (health.healthy < health.total) log.warn(healthChecked(what, health));
+  else log.info(healthChecked(what, health));
+  if (meetsMinimum(health, settings)) return { health };
+  return { health, shortfall: healthBelowMinimum(what, health, requiredHealthy(settings.minHealthy, health.total), formatDuration(settings.timeoutMs)) };
 }
 
 /**

@@ -220,3 +220,38 @@ export function absenceOtherKey(orderId: string): string {
     "is truly gone, remove it with `pulumi state delete <urn>`; if the key is of another account, set the account's own key."
   );
 }
+
+/** Failed proxies a health message names before "and N more". */
+const NAMED_FAILURES = 10;
+
+/** What a health check of a resource's proxies found (health.ts), as its messages name it. */
+export interface CheckedProxies {
+  target: string;
+  healthy: number;
+  total: number;
+  results: ReadonlyArray<{ ip: string; port: number; orderId?: string; healthy: boolean; failure?: string }>;
+}
+
+/** The proxies that failed, named with their order and why: "127.0.0.1:4000 (order ord_1): refused; ...". */
+function failedProxies(report: CheckedProxies): string {
+  const failed = report.results.filter((r) => !r.healthy);
+  const named = failed.slice(0, NAMED_FAILURES).map((r) => `${r.ip}:${r.port}${r.orderId ? ` (order ${r.orderId})` : ""}: ${r.failure ?? "failed"}`);
+  return `${named.join("; ")}${failed.length > NAMED_FAILURES ? `; and ${failed.length - NAMED_FAILURES} more` : ""}`;
+}
+
+/** What a check of `what`'s proxies found, in one line. */
+export function healthChecked(what: string, report: CheckedProxies): string {
+  const failed = report.total - report.healthy;
+  return `proxy: ${report.healthy} of ${report.total} proxies of ${what} answered through themselves at ${report.target}${failed > 0 ? `; failed: ${failedProxies(report)}` : ""}`;
+}
+
+/** The error of a check below `minHealthy` (`needed` proxies, each within `timeout`): what failed, that nothing was lost, and what to do. */
+export function healthBelowMinimum(what: string, report: CheckedProxies, needed: number, timeout: string): string {
+  return (
+    `${report.healthy} of ${report.total} proxies of ${what} answered through themselves at ${report.target} within ` +
+    `${timeout}; healthCheck.minHealthy asks for ${needed}. Failed: ${failedProxies(report)}. ` +
+    "Every order is kept in the state; nothing was bought or dropped. The check runs from this machine: a proxy that " +
+    "accepts only listed source addresses looks dead from elsewhere. Ask the vendor about the proxies that failed, " +
+    "replace them (replaceUnhealthy on a ProxyFleet), or lower minHealthy; the next `pulumi up` checks again."
+  );
+}

@@ -15,7 +15,8 @@ import { checkProxies, type ProxyToCheck } from "../../health";
 import { REPO_ROOT } from "../helpers/pulumi";
 import { activeOrder, useSandbox } from "../helpers/sandbox";
 
-const sandbox = useSandbox({ serveProxies: { slowMs: 1_500 } });
+// A slow proxy answers well past the checks' timeout, and a healthy one well within it, on a busy machine too.
+const sandbox = useSandbox({ serveProxies: { slowMs: 8_000 } });
 
 /** The proxies of a new active order of `planId`, with their credentials. */
 async function proxiesOf(planId: string): Promise<ProxyRecord[]> {
@@ -73,7 +74,7 @@ describe("checking proxies through themselves", () => {
     for (const p of [bad, socksBad]) await serving?.setCondition(p.id ?? "", "bad-credentials");
     for (const p of [slow, socksSlow]) await serving?.setCondition(p.id ?? "", "slow");
     const checked: ProxyToCheck[] = [dead, bad, slow, { ...wrong, password: "not-it" }, fine, socksDead, socksBad, socksSlow, { ...socksWrong, password: "not-it" }];
-    const report = await checkProxies(checked, { target: target(), timeoutMs: 700 });
+    const report = await checkProxies(checked, { target: target(), timeoutMs: 2_000 });
     expect(report.results.map((r) => r.failure ?? "healthy")).toEqual([
       "refused",
       "credentials_rejected",
@@ -117,14 +118,15 @@ describe("checking proxies through themselves", () => {
   it("checks at most `concurrency` proxies at once", async () => {
     let open = 0;
     let most = 0;
-    // A proxy that holds each connection a moment, then closes it: only the count of connections matters here.
+    // A proxy that holds each connection long enough for the checks under way to overlap, then closes it: only the
+    // count of connections matters here.
     const server = createServer((socket) => {
       most = Math.max(most, ++open);
       socket.on("error", () => undefined);
       setTimeout(() => {
         open--;
         socket.destroy();
-      }, 50);
+      }, 300);
     }).listen(0, "127.0.0.1");
     servers.push(server);
     await new Promise((resolve) => server.once("listening", resolve));
