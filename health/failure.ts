@@ -9,6 +9,11 @@ export class ProbeFailure extends Error {
   constructor(
     readonly kind: HealthFailure,
     message: string,
+    /**
+     * The proxy closed the connection at the tunnel's first request without sending a byte: what a server of the other
+     * protocol does, so the check asks it in that protocol before it says `closed`.
+     */
+    readonly unanswered = false,
   ) {
     super(message);
     this.name = "ProbeFailure";

@@ -2,12 +2,14 @@
  * The check of one proxy: connect to it, open a tunnel with its credentials to the target, speak TLS when the target is
  * `https`, request the target, and read its status and what it says of the caller. One timeout bounds it all.
  */
-import { connect as connectTcp, isIP, type Socket } from "node:net";
+import { isIP, type Socket } from "node:net";
 import { connect as connectTls } from "node:tls";
+import { connectTo } from "./connection";
 import { exitIpOf } from "./exit-ip";
 import { ProbeFailure, socketFailure } from "./failure";
 import { SocketReader } from "./reader";
-import { openTunnel } from "./tunnel";
+import { answersIn, type ProxyProtocol } from "./sniff";
+import { openTunnel, SOCKS5_GREETING } from "./tunnel";
 import type { HealthResult, ProxyToCheck } from "./types";
 
 /** The longest answer head, and the most of a body read for the caller's address. */
@@ -36,12 +38,13 @@ export async function probeProxy(proxy: ProxyToCheck, target: ProbeTarget, timeo
   const named = { ip: proxy.ip, port: proxy.port, ...(proxy.id ? { id: proxy.id } : {}), ...(proxy.orderId ? { orderId: proxy.orderId } : {}) };
   const started = performance.now();
   const sockets: Socket[] = [];
+  const stage: Stage = { during: "connecting" };
   let fail = () => {};
-  const stop = new Promise<never>((_, reject) => (fail = () => reject(new ProbeFailure("timeout", `no answer within ${timeoutMs} ms`))));
+  const stop = new Promise<never>((_, reject) => (fail = () => reject(timedOut(timeoutMs, stage.during))));
   const timer = setTimeout(fail, timeoutMs);
   signal?.addEventListener("abort", fail);
   // Whichever loses the race settles unheard.
-  const work = exchange(proxy, target, sockets, started);
+  const work = exchange(proxy, target, sockets, stage, started);
   for (const promise of [stop, work]) promise.catch(() => undefined);
   try {
     const answer = await Promise.race([work, stop]);
@@ -64,6 +67,20 @@ export async function probeProxy(proxy: ProxyToCheck, target: ProbeTarget, timeo
   }
 }
 
+/** What the check is waiting for, for the message of a timeout. */
+interface Stage {
+  during: string;
+}
+
+/**
+ * A timeout, named by what was awaited. An HTTP proxy given a SOCKS5 greeting waits silently for the rest of a request
+ * line (tinyproxy, squid, ncat): the message says so, as nothing else can tell that proxy from a slow one.
+ */
+function timedOut(timeoutMs: number, during: string): ProbeFailure {
+  const hint = during === SOCKS5_GREETING ? ": a slow proxy, or one that speaks HTTP and waits for more (check the record's protocol)" : "";
+  return new ProbeFailure("timeout", `no answer within ${timeoutMs} ms (${during})${hint}`);
+}
+
 /** The target's answer through the proxy. */
 interface Answer {
   status: number;
@@ -71,19 +88,15 @@ interface Answer {
   exitIp?: string;
 }
 
-async function exchange(proxy: ProxyToCheck, target: ProbeTarget, sockets: Socket[], started: number): Promise<Answer> {
-  const socket = connectTcp({ host: proxy.ip, port: proxy.port, family: isIP(proxy.ip) || undefined });
-  sockets.push(socket);
-  const tunnelReader = new SocketReader(socket);
-  await new Promise<void>((resolve, reject) => {
-    socket.once("connect", resolve);
-    socket.once("error", (error) => reject(socketFailure(error, "connecting")));
-  });
-  await openTunnel(proxy, target, tunnelReader, (bytes) => socket.write(bytes));
+async function exchange(proxy: ProxyToCheck, target: ProbeTarget, sockets: Socket[], stage: Stage, started: number): Promise<Answer> {
+  const socket = await connectTo(proxy, sockets);
+  const tunnelReader = new SocketReader(socket, stage);
+  await tunnelThrough(proxy, target, tunnelReader, socket, sockets);
   const { ahead } = tunnelReader.release();
   if (ahead.length > 0) throw new ProbeFailure("protocol_error", "the proxy sent bytes before the target could answer");
   let channel: Socket = socket;
   if (target.tls) {
+    stage.during = "TLS with the target";
     // `host` is what the certificate is checked against (Node checks "localhost" without it); SNI takes names only.
     const tls = connectTls({ socket, host: target.host, servername: isIP(target.host) ? undefined : target.host, ALPNProtocols: ["http/1.1"] });
     sockets.push(tls);
@@ -95,15 +108,71 @@ async function exchange(proxy: ProxyToCheck, target: ProbeTarget, sockets: Socke
   } else {
     socket.resume();
   }
-  return request(channel, target, started);
+  return request(channel, target, stage, started);
 }
 
-async function request(channel: Socket, target: ProbeTarget, started: number): Promise<Answer> {
-  const reader = new SocketReader(channel);
+/**
+ * Opens the tunnel. A proxy that closes at its first request without a byte is asked again: if it answers the other
+ * protocol, the record's protocol is wrong; if an HTTP proxy answers CONNECT without credentials, it read the request
+ * and got past the credentials, so it closed because it could not reach the target.
+ */
+async function tunnelThrough(proxy: ProxyToCheck, target: ProbeTarget, reader: SocketReader, socket: Socket, sockets: Socket[]): Promise<void> {
+  const silent = httpBehindSilentGreeting(proxy, target, reader, sockets);
+  try {
+    await Promise.race([openTunnel(proxy, target, reader, (bytes) => socket.write(bytes)), silent.found]);
+  } catch (error) {
+    if (!(error instanceof ProbeFailure && error.unanswered)) throw error;
+    const spoken: ProxyProtocol = (proxy.protocol ?? "http").toLowerCase() === "socks5" ? "socks5" : "http";
+    const other: ProxyProtocol = spoken === "http" ? "socks5" : "http";
+    if (await answersIn(other, proxy, target, sockets)) {
+      throw new ProbeFailure("protocol_error", `the proxy closed the connection at its first request, and answers ${other}: the record's protocol is wrong, or the port is the proxy's ${other} port`);
+    }
+    if (spoken === "http" && (await answersIn("http", proxy, target, sockets))) {
+      throw new ProbeFailure("target_unreachable", "the proxy closed the connection at CONNECT with its credentials, and answers CONNECT without them: it could not reach the target (some proxies close instead of answering 502)");
+    }
+    throw error;
+  } finally {
+    silent.stop();
+  }
+}
+
+/** How long a SOCKS5 greeting goes unanswered before the proxy is asked in HTTP. */
+const GREETING_GRACE_MS = 1_000;
+
+/**
+ * An HTTP proxy given a SOCKS5 greeting waits for the rest of a request line and says nothing (tinyproxy, squid,
+ * ncat). A greeting unanswered after {@link GREETING_GRACE_MS} has the proxy asked in HTTP: `found` rejects with a
+ * protocol error if it answers, and never settles otherwise.
+ */
+function httpBehindSilentGreeting(proxy: ProxyToCheck, target: ProbeTarget, reader: SocketReader, sockets: Socket[]) {
+  let timer: NodeJS.Timeout | undefined;
+  const found = new Promise<never>((_, reject) => {
+    if ((proxy.protocol ?? "").toLowerCase() !== "socks5") return;
+    timer = setTimeout(() => {
+      if (reader.during !== SOCKS5_GREETING) return;
+      void answersIn("http", proxy, target, sockets).then((http) => {
+        if (http) reject(new ProbeFailure("protocol_error", "the proxy left the SOCKS5 greeting unanswered, and answers HTTP: the record's protocol is wrong, or the port is the proxy's http port"));
+      });
+    }, GREETING_GRACE_MS);
+  });
+  return { found, stop: () => clearTimeout(timer) };
+}
+
+async function request(channel: Socket, target: ProbeTarget, stage: Stage, started: number): Promise<Answer> {
+  const reader = new SocketReader(channel, stage);
   const path = `${target.url.pathname}${target.url.search}`;
   channel.write(`GET ${path} HTTP/1.1\r\nHost: ${target.url.host}\r\nUser-Agent: pulumi-proxy-health-check\r\nAccept: */*\r\nConnection: close\r\n\r\n`);
   reader.during = "waiting for the target's answer through the proxy";
-  const head = (await reader.through("\r\n\r\n", MAX_HEAD)).toString("latin1");
+  let head: string;
+  try {
+    head = (await reader.through("\r\n\r\n", MAX_HEAD)).toString("latin1");
+  } catch (error) {
+    // Some proxies grant the tunnel before they reach the target, and close it when they cannot (pproxy's SOCKS5).
+    if (error instanceof ProbeFailure && error.kind === "closed" && reader.pending().length === 0) {
+      throw new ProbeFailure("target_unreachable", "the tunnel closed before the target answered: the proxy could not reach the target, or the target closed the connection");
+    }
+    throw error;
+  }
   const latencyMs = performance.now() - started;
   const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1]);
   if (!Number.isFinite(status)) throw new ProbeFailure("protocol_error", "the target's answer through the proxy is not HTTP");

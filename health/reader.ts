@@ -17,13 +17,23 @@ export class SocketReader {
   private readonly onEnd = () => this.stop(new ProbeFailure("closed", `the connection closed (${this.during})`));
   private readonly onError = (error: Error) => this.stop(socketFailure(error, this.during));
 
-  /** What the reader is waiting for, for the messages of a closed connection. */
-  during = "connecting";
-
-  constructor(private readonly socket: Socket) {
+  constructor(
+    private readonly socket: Socket,
+    /** What the check waits for, shared with its timeout; also named in the messages of a closed connection. */
+    private readonly stage: { during: string } = { during: "connecting" },
+  ) {
     socket.on("data", this.onData);
     socket.on("end", this.onEnd);
     socket.on("error", this.onError);
+  }
+
+  /** What the reader is waiting for. */
+  get during(): string {
+    return this.stage.during;
+  }
+
+  set during(during: string) {
+    this.stage.during = during;
   }
 
   /** Exactly `n` bytes. */
@@ -51,6 +61,11 @@ export class SocketReader {
       if (!(error instanceof ProbeFailure && error.kind === "closed")) throw error;
     }
     return this.take(Math.min(max, this.buffered.length));
+  }
+
+  /** The bytes received and not yet taken (what a proxy sent before it closed, to tell its protocol by). */
+  pending(): Buffer {
+    return this.buffered;
   }
 
   /** Stops reading: the socket, paused, and the bytes read ahead. */

@@ -14,6 +14,14 @@ export interface TunnelTarget {
   port: number;
 }
 
+/** The target as CONNECT names it: `host:port`, an IPv6 address in brackets. */
+export function authorityOf(target: TunnelTarget): string {
+  return `${isIP(target.host) === 6 ? `[${target.host}]` : target.host}:${target.port}`;
+}
+
+/** The stage of waiting for the answer to a SOCKS5 greeting, as a check names it. */
+export const SOCKS5_GREETING = "the SOCKS5 greeting";
+
 /** The longest CONNECT answer head read. */
 const MAX_HEAD = 16_384;
 
@@ -26,25 +34,70 @@ export async function openTunnel(proxy: ProxyToCheck, target: TunnelTarget, read
 }
 
 async function httpConnect(proxy: ProxyToCheck, target: TunnelTarget, reader: SocketReader, write: (bytes: Buffer) => void): Promise<void> {
-  const authority = `${isIP(target.host) === 6 ? `[${target.host}]` : target.host}:${target.port}`;
+  write(Buffer.from(`${connectRequest(authorityOf(target), proxy).join("\r\n")}\r\n\r\n`, "latin1"));
+  reader.during = "waiting for the proxy's answer to CONNECT";
+  let head: string;
+  try {
+    head = (await reader.through("\r\n\r\n", MAX_HEAD)).toString("latin1");
+  } catch (error) {
+    throw unfinishedConnect(error, reader.pending());
+  }
+  const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1]);
+  if (!Number.isFinite(status)) throw notHttp();
+  if (status >= 200 && status < 300) return;
+  throw connectRefused(status, head);
+}
+
+/** The CONNECT request's lines: Basic credentials when the proxy has a username. */
+function connectRequest(authority: string, proxy: ProxyToCheck): string[] {
   const lines = [`CONNECT ${authority} HTTP/1.1`, `Host: ${authority}`];
   if (proxy.username !== undefined) {
     lines.push(`Proxy-Authorization: Basic ${Buffer.from(`${proxy.username}:${proxy.password ?? ""}`).toString("base64")}`);
   }
-  write(Buffer.from(`${lines.join("\r\n")}\r\n\r\n`, "latin1"));
-  reader.during = "waiting for the proxy's answer to CONNECT";
-  const head = (await reader.through("\r\n\r\n", MAX_HEAD)).toString("latin1");
-  const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1]);
-  if (status >= 200 && status < 300) return;
-  if (status === 407) throw new ProbeFailure("credentials_rejected", "the proxy refused its credentials (407)");
-  if (status === 502 || status === 503 || status === 504) {
-    throw new ProbeFailure("target_unreachable", `the proxy could not reach the target (${status})`);
-  }
-  throw new ProbeFailure("protocol_error", Number.isFinite(status) ? `the proxy answered CONNECT with ${status}` : "the proxy did not answer CONNECT in HTTP");
+  return lines;
 }
 
-/** SOCKS5 reply codes that mean the proxy could not reach the target (RFC 1928, section 6). */
+function notHttp(): ProbeFailure {
+  return new ProbeFailure("protocol_error", "the proxy answered CONNECT with bytes that are not HTTP: check the record's protocol (a SOCKS5 proxy answers so)");
+}
+
+/** A CONNECT answer cut short: bytes of another protocol, an unfinished HTTP head, or nothing at all. */
+function unfinishedConnect(error: unknown, received: Buffer): unknown {
+  if (!(error instanceof ProbeFailure) || error.kind !== "closed") return error;
+  if (received.length === 0) return new ProbeFailure("closed", "the proxy closed the connection without answering CONNECT", true);
+  if (!"HTTP/".startsWith(received.subarray(0, 5).toString("latin1"))) return notHttp();
+  return new ProbeFailure("closed", "the proxy closed the connection in the middle of its answer to CONNECT");
+}
+
+/** Authentication schemes a proxy may ask for instead of Basic, named by this table, never by the proxy's text. */
+const OTHER_SCHEMES: Readonly<Record<string, string>> = { digest: "Digest", ntlm: "NTLM", negotiate: "Negotiate", bearer: "Bearer" };
+
+/**
+ * A CONNECT answered with a status outside 2xx, judged as RFC 9110 means it and as proxies send it: 407, or 401 (which
+ * tinyproxy sends), refuses the credentials; 403 refuses the destination; any 5xx but 501 and 505 is the proxy's
+ * failure to reach the target (squid and ncat send 502-504, tinyproxy 500).
+ */
+function connectRefused(status: number, head: string): ProbeFailure {
+  if (status === 407 || status === 401) {
+    const challenge = new RegExp(`\r\n${status === 407 ? "proxy" : "www"}-authenticate:\\s*([^\\s\r,]+)`, "i").exec(head)?.[1]?.toLowerCase();
+    const scheme = OTHER_SCHEMES[challenge ?? ""];
+    const other = scheme ? `; it asks for ${scheme} authentication, and this check sends Basic` : "";
+    return new ProbeFailure("credentials_rejected", `the proxy refused its credentials (${status})${other}`);
+  }
+  if (status === 403) return new ProbeFailure("target_unreachable", "the proxy refused the tunnel (403): its rules do not allow this target or this source address");
+  if (status >= 500 && status !== 501 && status !== 505) return new ProbeFailure("target_unreachable", `the proxy could not reach the target (${status})`);
+  if (status === 400 || status === 405 || status === 501) {
+    return new ProbeFailure("protocol_error", `the proxy does not offer CONNECT (${status}): check the record's protocol and port`);
+  }
+  return new ProbeFailure("protocol_error", `the proxy answered CONNECT with ${status}`);
+}
+
+/**
+ * SOCKS5 reply codes that mean the proxy could not reach the target (RFC 1928, section 6). 1, "general failure", is
+ * what many servers send for every failed connection (OpenSSH's dynamic forwarding among them).
+ */
 const UNREACHABLE_REPLIES: Readonly<Record<number, string>> = {
+  1: "general failure",
   2: "not allowed by its rules",
   3: "network unreachable",
   4: "host unreachable",
@@ -56,25 +109,16 @@ async function socks5Connect(proxy: ProxyToCheck, target: TunnelTarget, reader: 
   const withCredentials = proxy.username !== undefined;
   // Offer exactly the method we can carry out: username/password when there are credentials, none otherwise.
   write(Buffer.from([5, 1, withCredentials ? 2 : 0]));
-  reader.during = "the SOCKS5 greeting";
-  const [version, method] = await reader.bytes(2);
-  if (version !== 5) throw new ProbeFailure("protocol_error", "the proxy did not answer in SOCKS5");
+  reader.during = SOCKS5_GREETING;
+  const method = await socksGreetingAnswer(reader);
   if (method === 0xff) {
     throw new ProbeFailure(
       withCredentials ? "credentials_rejected" : "protocol_error",
       withCredentials ? "the proxy accepts no username and password" : "the proxy requires credentials and none were given",
     );
   }
-  if (method === 2) {
-    const user = Buffer.from(proxy.username ?? "");
-    const pass = Buffer.from(proxy.password ?? "");
-    write(Buffer.concat([Buffer.from([1, user.length]), user, Buffer.from([pass.length]), pass]));
-    reader.during = "SOCKS5 authentication";
-    const [, status] = await reader.bytes(2);
-    if (status !== 0) throw new ProbeFailure("credentials_rejected", "the proxy refused its credentials (SOCKS5)");
-  } else if (method !== 0) {
-    throw new ProbeFailure("protocol_error", `the proxy chose a SOCKS5 method it was not offered (${method})`);
-  }
+  if (method === 2) await socks5Authenticate(proxy, reader, write);
+  else if (method !== 0) throw new ProbeFailure("protocol_error", `the proxy chose a SOCKS5 method it was not offered (${method})`);
   write(Buffer.concat([Buffer.from([5, 1, 0]), socksAddress(target.host), Buffer.from([target.port >> 8, target.port & 0xff])]));
   reader.during = "the SOCKS5 connect";
   const [replyVersion, reply, , type] = await reader.bytes(4);
@@ -86,6 +130,40 @@ async function socks5Connect(proxy: ProxyToCheck, target: TunnelTarget, reader: 
   const addressLength = type === 1 ? 4 : type === 4 ? 16 : type === 3 ? ((await reader.bytes(1))[0] ?? 0) : -1;
   if (addressLength < 0) throw new ProbeFailure("protocol_error", "the proxy's SOCKS5 reply has an unknown address type");
   await reader.bytes(addressLength + 2);
+}
+
+/** The method the proxy chose; bytes that are not SOCKS5, or a close without a byte, say it speaks something else. */
+async function socksGreetingAnswer(reader: SocketReader): Promise<number | undefined> {
+  let answer: Buffer;
+  try {
+    answer = await reader.bytes(2);
+  } catch (error) {
+    if (!(error instanceof ProbeFailure && error.kind === "closed")) throw error;
+    if (reader.pending().length === 0) throw new ProbeFailure("closed", "the proxy closed the connection without answering the SOCKS5 greeting", true);
+    answer = reader.pending();
+  }
+  if (answer[0] !== 5) throw new ProbeFailure("protocol_error", "the proxy did not answer in SOCKS5: check the record's protocol (an HTTP proxy answers so)");
+  if (answer.length < 2) throw new ProbeFailure("closed", "the proxy closed the connection in the middle of its SOCKS5 greeting");
+  return answer[1];
+}
+
+/**
+ * The username/password sub-negotiation (RFC 1929). A status other than 0 refuses the credentials; so does a close
+ * without a status, which some servers send instead (pproxy), as the RFC has them close after a refusal.
+ */
+async function socks5Authenticate(proxy: ProxyToCheck, reader: SocketReader, write: (bytes: Buffer) => void): Promise<void> {
+  const user = Buffer.from(proxy.username ?? "");
+  const pass = Buffer.from(proxy.password ?? "");
+  write(Buffer.concat([Buffer.from([1, user.length]), user, Buffer.from([pass.length]), pass]));
+  reader.during = "SOCKS5 authentication";
+  let status: number | undefined;
+  try {
+    [, status] = await reader.bytes(2);
+  } catch (error) {
+    if (!(error instanceof ProbeFailure && error.kind === "closed")) throw error;
+    throw new ProbeFailure("credentials_rejected", "the proxy closed the connection on its credentials without a status (SOCKS5): a refusal");
+  }
+  if (status !== 0) throw new ProbeFailure("credentials_rejected", "the proxy refused its credentials (SOCKS5)");
 }
 
 /** The target's address as SOCKS5 writes it: IPv4, IPv6, or a name the proxy resolves. */

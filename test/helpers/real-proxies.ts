@@ -1,0 +1,185 @@
+/**
+ * Real proxy servers on loopback, each started with a configuration of the test's own and requiring a username and
+ * password: tinyproxy, squid, ncat and pproxy for HTTP CONNECT; microsocks, Dante and pproxy for SOCKS5. They come from
+ * Debian's packages and PyPI through scripts/ensure-proxies.
+ */
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createConnection, createServer, type AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { REPO_ROOT } from "./pulumi";
+
+/** One running server, with the credentials it requires. */
+export interface RealProxy {
+  name: string;
+  protocol: "http" | "socks5";
+  port: number;
+  username: string;
+  password: string;
+}
+
+/** The servers, and how to stop them all. */
+export interface RealProxies {
+  proxies: RealProxy[];
+  stop(): Promise<void>;
+}
+
+const USER = "checker";
+const PASSWORD = "real-proxy-pass";
+/** The account and password scripts/ensure-proxies makes for Dante, which checks the system's accounts. */
+const DANTE_USER = "pulumi-proxy-check";
+const DANTE_PASSWORD = "dante-check-password";
+
+/** A loopback port free a moment ago. */
+export async function freePort(): Promise<number> {
+  const server = createServer().listen(0, "127.0.0.1");
+  await new Promise((resolve) => server.once("listening", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Resolves once something accepts connections on the port, or rejects after `ms`. */
+async function listening(port: number, name: string, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = createConnection({ host: "127.0.0.1", port }, () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once("error", () => resolve(false));
+    });
+    if (open) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${name} did not listen on 127.0.0.1:${port} within ${ms} ms`);
+}
+
+interface Server {
+  name: string;
+  protocol: "http" | "socks5";
+  username?: string;
+  password?: string;
+  /** Writes its configuration into `dir` and gives the command that runs it in the foreground. */
+  command(port: number, dir: string): { file: string; args: string[]; env?: NodeJS.ProcessEnv };
+}
+
+function servers(pproxyDir: string): Server[] {
+  const pproxy = (protocol: "http" | "socks5"): Server => ({
+    name: `pproxy (${protocol})`,
+    protocol,
+    // `--auth 0`: pproxy otherwise trusts an address for 30 days once it has authenticated.
+    command: (port) => ({
+      file: "python3",
+      args: ["-m", "pproxy", "--auth", "0", "-l", `${protocol}://127.0.0.1:${port}#${USER}:${PASSWORD}`],
+      env: { ...process.env, PYTHONPATH: pproxyDir },
+    }),
+  });
+  return [
+    {
+      name: "tinyproxy",
+      protocol: "http",
+      command: (port, dir) => {
+        const conf = join(dir, "tinyproxy.conf");
+        writeFileSync(conf, [`Port ${port}`, "Listen 127.0.0.1", "Timeout 60", `BasicAuth ${USER} ${PASSWORD}`, "Allow 127.0.0.1", "LogLevel Warning", `PidFile "${join(dir, "tinyproxy.pid")}"`].join("\n"));
+        return { file: "tinyproxy", args: ["-d", "-c", conf] };
+      },
+    },
+    {
+      name: "squid",
+      protocol: "http",
+      command: (port, dir) => {
+        const passwd = join(dir, "squid.passwd");
+        writeFileSync(passwd, `${USER}:${execFileSync("openssl", ["passwd", "-apr1", PASSWORD], { encoding: "utf8" }).trim()}\n`);
+        chmodSync(passwd, 0o644);
+        const conf = join(dir, "squid.conf");
+        writeFileSync(conf, [
+          `http_port 127.0.0.1:${port}`,
+          `auth_param basic program /usr/lib/squid/basic_ncsa_auth ${passwd}`,
+          "acl authed proxy_auth REQUIRED",
+          "http_access allow authed",
+          "http_access deny all",
+          "cache deny all",
+          "cache_mem 8 MB",
+          "access_log none",
+          `cache_log ${join(dir, "squid-cache.log")}`,
+          `pid_filename ${join(dir, "squid.pid")}`,
+          `coredump_dir ${dir}`,
+          "shutdown_lifetime 0 seconds",
+        ].join("\n"));
+        return { file: "squid", args: ["-N", "-f", conf] };
+      },
+    },
+    {
+      name: "ncat",
+      protocol: "http",
+      command: (port) => ({ file: "ncat", args: ["--listen", "--keep-open", "127.0.0.1", String(port), "--proxy-type", "http", "--proxy-auth", `${USER}:${PASSWORD}`] }),
+    },
+    pproxy("http"),
+    {
+      name: "microsocks",
+      protocol: "socks5",
+      command: (port) => ({ file: "microsocks", args: ["-i", "127.0.0.1", "-p", String(port), "-u", USER, "-P", PASSWORD] }),
+    },
+    {
+      name: "Dante",
+      protocol: "socks5",
+      username: DANTE_USER,
+      password: DANTE_PASSWORD,
+      command: (port, dir) => {
+        const conf = join(dir, "danted.conf");
+        writeFileSync(conf, [
+          `logoutput: ${join(dir, "danted.log")}`,
+          `internal: 127.0.0.1 port = ${port}`,
+          "external: 127.0.0.1",
+          "socksmethod: username",
+          "user.privileged: root",
+          "user.unprivileged: nobody",
+          "client pass { from: 127.0.0.0/8 to: 0.0.0.0/0 }",
+          "socks pass { from: 127.0.0.0/8 to: 0.0.0.0/0 }",
+        ].join("\n"));
+        return { file: "danted", args: ["-f", conf, "-p", join(dir, "danted.pid"), "-N", "1"] };
+      },
+    },
+    pproxy("socks5"),
+  ];
+}
+
+/** Installs (when missing) and starts every server; each listens on a port of its own on 127.0.0.1. */
+export async function startRealProxies(): Promise<RealProxies> {
+  const pproxyDir = execFileSync(join(REPO_ROOT, "scripts", "ensure-proxies"), { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
+  const dir = mkdtempSync(join(tmpdir(), "pulumi-proxy-real-proxies-"));
+  // squid and tinyproxy drop to unprivileged users that read their files here.
+  chmodSync(dir, 0o755);
+  const children: ChildProcess[] = [];
+  // Each server leads a process group of its own: Dante and squid start helpers that a signal to the group ends too.
+  const stop = async () => {
+    await Promise.all(children.map((child) => new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once("exit", () => resolve());
+      try {
+        process.kill(-(child.pid ?? 0), "SIGKILL");
+      } catch {
+        resolve();
+      }
+    })));
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const proxies: RealProxy[] = [];
+    for (const server of servers(pproxyDir)) {
+      const port = await freePort();
+      const { file, args, env } = server.command(port, dir);
+      const child = spawn(file, args, { cwd: dir, env: env ?? process.env, stdio: "ignore", detached: true });
+      children.push(child);
+      await listening(port, server.name);
+      proxies.push({ name: server.name, protocol: server.protocol, port, username: server.username ?? USER, password: server.password ?? PASSWORD });
+    }
+    return { proxies, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

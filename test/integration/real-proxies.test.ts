@@ -1,0 +1,91 @@
+/**
+ * The health check through proxy servers nobody here wrote (test/helpers/real-proxies.ts: tinyproxy, squid, ncat and
+ * pproxy for HTTP CONNECT; microsocks, Dante and pproxy for SOCKS5), each requiring a username and password, in every
+ * case a user meets: each judged as RFC 9110, RFC 1928 and RFC 1929 mean it and as these servers answer it, with a
+ * message whose advice fits.
+ */
+import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
+import { createServer, type AddressInfo, type Server, type Socket } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checkProxies, type HealthResult, type ProxyToCheck } from "../../health";
+import { freePort, startRealProxies, type RealProxies } from "../helpers/real-proxies";
+
+let real: RealProxies | undefined;
+const servers: Array<Server | HttpServer> = [];
+const held: Socket[] = [];
+const urls = { echo: "", error: "", unreachable: "", silent: "" };
+let silentProxyPort = 0;
+
+async function listen(server: Server | HttpServer): Promise<number> {
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return (server.address() as AddressInfo).port;
+}
+
+beforeAll(async () => {
+  real = await startRealProxies();
+  const echo = await listen(createHttpServer((req, res) => res.end(JSON.stringify({ ip: req.socket.remoteAddress }))));
+  const error = await listen(createHttpServer((_, res) => res.writeHead(500).end("upstream broke")));
+  // Accepts and never answers: as a target behind each proxy, and as a proxy of its own.
+  const silent = await listen(createServer((socket) => held.push(socket.on("error", () => undefined))));
+  urls.echo = `http://127.0.0.1:${echo}/ip`;
+  urls.error = `http://127.0.0.1:${error}/`;
+  urls.unreachable = `http://127.0.0.1:${await freePort()}/`;
+  urls.silent = `http://127.0.0.1:${silent}/`;
+  silentProxyPort = silent;
+}, 180_000);
+
+afterAll(async () => {
+  for (const socket of held) socket.destroy();
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  await real?.stop();
+});
+
+/** The cases of one server, each a proxy record, a target, and the failure it must be judged (or "healthy"). */
+function casesOf(p: RealProxies["proxies"][number]) {
+  const record: ProxyToCheck = { ip: "127.0.0.1", port: p.port, protocol: p.protocol, username: p.username, password: p.password, id: p.name };
+  return [
+    { name: "good credentials", record, target: urls.echo, expected: "healthy", message: undefined },
+    { name: "wrong credentials", record: { ...record, password: "not-the-password" }, target: urls.echo, expected: "credentials_rejected", message: /refused its credentials|closed the connection on its credentials/ },
+    { name: "a target it cannot reach", record, target: urls.unreachable, expected: "target_unreachable", message: /could not reach the target/ },
+    { name: "a target that answers an error", record, target: urls.error, expected: "target_status", message: /the target answered 500/ },
+    { name: "a target that never answers", record, target: urls.silent, expected: "timeout", message: /waiting for the target's answer/ },
+    { name: "a record of the other protocol", record: { ...record, protocol: p.protocol === "http" ? "socks5" : "http" }, target: urls.echo, expected: "protocol_error", message: /record's protocol/ },
+  ] as const;
+}
+
+describe("the health check through real proxy servers", () => {
+  it("runs through at least three HTTP CONNECT and two SOCKS5 implementations", () => {
+    const names = (protocol: string) => real?.proxies.filter((p) => p.protocol === protocol).map((p) => p.name);
+    expect(names("http")).toEqual(["tinyproxy", "squid", "ncat", "pproxy (http)"]);
+    expect(names("socks5")).toEqual(["microsocks", "Dante", "pproxy (socks5)"]);
+  });
+
+  it("judges every case of every server as the RFCs and the server mean it, with advice that fits", async () => {
+    const cases = (real?.proxies ?? []).flatMap((p) => casesOf(p).map((c) => ({ ...c, server: p.name })));
+    // One check per target, all at once: the silent target's cases end at the timeout together.
+    const results: HealthResult[] = [];
+    for (const target of new Set(cases.map((c) => c.target))) {
+      const these = cases.filter((c) => c.target === target);
+      const report = await checkProxies(these.map((c) => c.record), { target, timeoutMs: 5_000 });
+      these.forEach((_, i) => results[cases.indexOf(these[i] as (typeof cases)[number])] = report.results[i] as HealthResult);
+    }
+    const judged = cases.map((c, i) => `${c.server}: ${c.name}: ${results[i]?.healthy ? "healthy" : results[i]?.failure}`);
+    expect(judged).toEqual(cases.map((c) => `${c.server}: ${c.name}: ${c.expected}`));
+    cases.forEach((c, i) => {
+      if (c.message) expect(results[i]?.message, `${c.server}: ${c.name}`).toMatch(c.message);
+      else expect(results[i]).toMatchObject({ healthy: true, targetStatus: 200, exitIp: "127.0.0.1" });
+    });
+    const text = JSON.stringify(results);
+    for (const p of real?.proxies ?? []) expect(text).not.toContain(p.password);
+    expect(text).not.toContain("not-the-password");
+  }, 120_000);
+
+  it("judges a listener that never answers as a timeout, in either protocol, naming what it waited for", async () => {
+    const silent = { ip: "127.0.0.1", port: silentProxyPort, username: "u", password: "p" };
+    const report = await checkProxies([{ ...silent, protocol: "http" }, { ...silent, protocol: "socks5" }], { target: urls.echo, timeoutMs: 2_000 });
+    expect(report.results.map((r) => r.failure)).toEqual(["timeout", "timeout"]);
+    expect(report.results[0]?.message).toMatch(/waiting for the proxy's answer to CONNECT/);
+    expect(report.results[1]?.message).toMatch(/the SOCKS5 greeting.*check the record's protocol/);
+  });
+});
