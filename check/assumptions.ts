@@ -23,6 +23,7 @@ import {
   proxyPageWire,
   proxyWire,
   readRateLimitHints,
+  type UnreadHint,
   readWire,
   SPENT_ORDER_STATES,
   TARGET_ORDER_STATES,
@@ -171,6 +172,17 @@ class ApiCheck {
     const scheme = /^\s*([\w-]+)/.exec(seen.headers["www-authenticate"] ?? "")?.[1];
     const challenge = scheme ? ` It asks for: WWW-Authenticate: ${seen.headers["www-authenticate"]}.` : "";
     const refused = (seen.status === 401 || seen.status === 403) && (scheme === undefined || scheme.toLowerCase() === "bearer");
+    const elsewhere = refused ? await this.keyAcceptedElsewhere() : undefined;
+    if (elsewhere) {
+      this.note({
+        assumption,
+        holds: false,
+        breaking: true,
+        seen: `${describe(seen)}.${challenge} The same key was accepted as ${elsewhere}.`,
+        effect: `Every operation fails, with: ${said} The API takes the key as ${elsewhere}; the provider sends only \`Authorization: Bearer <key>\`.`,
+      });
+      return false;
+    }
     const unchecked = refused || seen.status === 404;
     this.note({
       assumption,
@@ -184,6 +196,26 @@ class ApiCheck {
           : `Every operation fails, with: ${said} The server expects the key another way; the provider sends only the Bearer header.`,
     });
     return false;
+  }
+
+  /**
+   * Where else the API takes the key, when it refused it as a Bearer token: each of the places real APIs read keys from,
+   * tried once in this order; the first accepted is named (with the key shown as `<key>`), or undefined.
+   */
+  private async keyAcceptedElsewhere(): Promise<string | undefined> {
+    const key = this.options.apiKey;
+    const places: Array<{ named: string; authorization: string | null; headers?: Record<string, string> }> = [
+      { named: "`X-Api-Key: <key>`", authorization: null, headers: { "x-api-key": key } },
+      { named: "`Authorization: <key>` (no scheme)", authorization: key },
+      { named: "`Authorization: Token <key>`", authorization: `Token ${key}` },
+      { named: "`Authorization: Basic` with the key as the username (as Stripe takes it)", authorization: `Basic ${Buffer.from(`${key}:`).toString("base64")}` },
+      { named: "`Api-Key: <key>`", authorization: null, headers: { "api-key": key } },
+    ];
+    for (const place of places) {
+      const seen = await this.call({ method: "GET", path: "/usage", authorization: place.authorization, ...(place.headers ? { headers: place.headers } : {}) });
+      if (seen.status >= 200 && seen.status < 300) return place.named;
+    }
+    return undefined;
   }
 
   private async wrongKey(): Promise<void> {
@@ -523,7 +555,10 @@ class ApiCheck {
     }
   }
 
-  /** Which form of rate-limit hints the answers used, and whether they came with successes (the API's coordination). */
+  /**
+   * Which form of rate-limit hints the answers used, and whether they came with successes (the API's coordination). A
+   * rate-limit header no form could read is named with its value: the reader, not the API, is then the gap.
+   */
   private rateLimitHints(): void {
     const read = this.answers.map((a) => ({ status: a.status, hints: readRateLimitHints(a.headers, Date.now()) }));
     const forms = [...new Set(read.flatMap((r) => r.hints.forms))];
@@ -531,21 +566,37 @@ class ApiCheck {
     const hintedSuccesses = successes.filter((r) => r.hints.quota !== undefined).length;
     const everyAnswer = successes.length > 0 && hintedSuccesses === successes.length;
     const named = forms.map((form) => HINT_FORM_NAMES[form]).join("; ");
+    const unread = unreadHeaders(read.map((r) => r.hints.unread));
     this.note({
       assumption: "Every answer carries rate-limit hints, successes included, in a form the contract names.",
-      holds: everyAnswer,
+      holds: everyAnswer && unread.length === 0,
       breaking: false,
-      seen:
-        forms.length === 0
-          ? "no answer carried rate-limit hints in a form the provider reads"
-          : `${named}, on ${hintedSuccesses} of ${successes.length} successful answers`,
-      effect: everyAnswer
-        ? WORKS
-        : "Works, at a cost: without hints on every answer, several stacks (or CI jobs, or applications) on one key learn " +
-          "the rate from `429`s and see some of them, which are retried. Give each stack its part of the key with " +
-          "`proxy:maxRateShare`.",
+      seen: [
+        forms.length === 0 ? "no answer carried rate-limit hints in a form the provider reads" : `${named}, on ${hintedSuccesses} of ${successes.length} successful answers`,
+        ...unread.map((u) => `\`${u.name}: ${u.value}\` on ${u.answers} answers, in a form the provider's reader does not know`),
+      ].join("; "),
+      effect:
+        unread.length > 0
+          ? `The reader, not the API, is the gap: the API sends rate-limit headers (${unread.map((u) => `\`${u.name}\``).join(", ")}) that this version of the provider cannot read, so it paces ` +
+            (everyAnswer ? "by the forms it does read." : "as if there were none, learning the rate from `429`s. Report the header's form to the provider's maintainers; meanwhile `proxy:maxRateShare` keeps each stack to its part of the key.")
+          : everyAnswer
+            ? WORKS
+            : "Works, at a cost: without hints on every answer, several stacks (or CI jobs, or applications) on one key learn " +
+              "the rate from `429`s and see some of them, which are retried. Give each stack its part of the key with " +
+              "`proxy:maxRateShare`.",
     });
   }
+}
+
+/** The unread headers of many answers, one per name: its first value and on how many answers it came. */
+function unreadHeaders(perAnswer: ReadonlyArray<readonly UnreadHint[]>): Array<UnreadHint & { answers: number }> {
+  const byName = new Map<string, UnreadHint & { answers: number }>();
+  for (const hint of perAnswer.flat()) {
+    const seen = byName.get(hint.name);
+    if (seen) seen.answers += 1;
+    else byName.set(hint.name, { ...hint, answers: 1 });
+  }
+  return [...byName.values()];
 }
 
 /** Keys in camelCase (a lower-case letter followed by an upper-case one), anywhere in a JSON value. */

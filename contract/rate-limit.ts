@@ -8,18 +8,27 @@
  */
 
 /** A form of rate-limit hints. */
-export type HintForm = "contract" | "ietf-draft" | "x-ratelimit" | "x-rate-limit";
+export type HintForm = "contract" | "ietf-draft" | "ietf-draft-7" | "x-ratelimit" | "x-rate-limit";
 
 /** Every form, in the order they are tried. */
-export const HINT_FORMS: readonly HintForm[] = ["contract", "ietf-draft", "x-ratelimit", "x-rate-limit"];
+export const HINT_FORMS: readonly HintForm[] = ["contract", "ietf-draft", "ietf-draft-7", "x-ratelimit", "x-rate-limit"];
 
 /** How each form is named to users (`check-api`, the sandbox's help, the docs). */
 export const HINT_FORM_NAMES: Record<HintForm, string> = {
   contract: "RateLimit-Limit/-Remaining/-Reset (the contract's)",
   "ietf-draft": "RateLimit and RateLimit-Policy (the IETF draft's structured fields)",
-  "x-ratelimit": "X-RateLimit-Limit/-Remaining/-Reset (GitHub's, reset a Unix time)",
-  "x-rate-limit": "X-Rate-Limit-Limit/-Remaining/-Reset (Okta's, reset a Unix time)",
+  "ietf-draft-7": "RateLimit: limit=, remaining=, reset= (the IETF draft-07 dictionary, express-rate-limit's draft-7)",
+  "x-ratelimit": "X-RateLimit-Limit/-Remaining/-Reset (GitHub's)",
+  "x-rate-limit": "X-Rate-Limit-Limit/-Remaining/-Reset (Okta's)",
 };
+
+/** A rate-limit header an answer carried that no form read: a form the reader does not know. */
+export interface UnreadHint {
+  /** The header's name, lower-case. */
+  name: string;
+  /** Its value, cut to 120 characters. */
+  value: string;
+}
 
 /** A quota as one answer states it. */
 export interface Quota {
@@ -39,22 +48,43 @@ export interface RateLimitHints {
   forms: HintForm[];
   /** `Retry-After`, in milliseconds. */
   retryAfterMs?: number;
+  /** Rate-limit headers present in a family whose hints no form could read (the reader's gap, not the API's). */
+  unread: UnreadHint[];
 }
 
 /** Reads every form of hints in `headers` (lower-case names). */
 export function readRateLimitHints(headers: Record<string, string | undefined>, now: number): RateLimitHints {
   const read: [HintForm, Quota[]][] = [
-    ["contract", orNone(counters(headers, "ratelimit-", now, false))],
-    ["ietf-draft", draftQuotas(headers["ratelimit"], headers["ratelimit-policy"])],
-    ["x-ratelimit", orNone(counters(headers, "x-ratelimit-", now, true))],
-    ["x-rate-limit", orNone(counters(headers, "x-rate-limit-", now, true))],
+    ["contract", orNone(counters(headers, "ratelimit-", now))],
+    ["ietf-draft", draftQuotas(headers["ratelimit"], headers["ratelimit-policy"], now)],
+    ["ietf-draft-7", orNone(draft7Quota(headers["ratelimit"], now))],
+    ["x-ratelimit", orNone(counters(headers, "x-ratelimit-", now))],
+    ["x-rate-limit", orNone(counters(headers, "x-rate-limit-", now))],
   ];
   const found = read.filter(([, quotas]) => quotas.length > 0);
+  const forms = found.map(([form]) => form);
   return {
     quota: tightest(found.flatMap(([, quotas]) => quotas)),
-    forms: found.map(([form]) => form),
+    forms,
     retryAfterMs: parseRetryAfter(headers["retry-after"], now),
+    unread: unreadHints(headers, forms),
   };
+}
+
+/** The families of rate-limit headers, by name, and the forms that read each. */
+const HINT_FAMILIES: ReadonlyArray<{ name: RegExp; readBy: readonly HintForm[] }> = [
+  { name: /^ratelimit(-|$)/, readBy: ["contract", "ietf-draft", "ietf-draft-7"] },
+  { name: /^x-ratelimit-/, readBy: ["x-ratelimit"] },
+  { name: /^x-rate-limit-/, readBy: ["x-rate-limit"] },
+];
+
+/** The headers of every family that carried headers but none of whose forms was read. */
+function unreadHints(headers: Record<string, string | undefined>, forms: readonly HintForm[]): UnreadHint[] {
+  return HINT_FAMILIES.filter((family) => !family.readBy.some((form) => forms.includes(form))).flatMap((family) =>
+    Object.entries(headers)
+      .filter(([name, value]) => family.name.test(name) && value !== undefined)
+      .map(([name, value]) => ({ name, value: (value as string).slice(0, 120) })),
+  );
 }
 
 /**
@@ -85,12 +115,21 @@ export function parseRetryAfter(value: string | undefined | null, now: number): 
 
 /** 2001-09-09 in Unix seconds: no quota window lasts that long, so a larger reset is a point in time. */
 const UNIX_TIME_FLOOR_SECONDS = 1_000_000_000;
+/** The same instant in Unix milliseconds, which some APIs send. */
+const UNIX_TIME_FLOOR_MS = 1_000_000_000_000;
 
 /**
- * The three-counter forms: `<prefix>limit`, `-remaining` and `-reset`, the reset a Unix time (`unixReset`) or delta
- * seconds (where a value too large to be a delta is still read as a Unix time, as some APIs send).
+ * Milliseconds until a reset stated as a number, in any form: delta seconds, or a Unix time in seconds or milliseconds,
+ * told apart by size (GitHub and Okta send Unix seconds, express-rate-limit's `X-RateLimit-Reset` too, others deltas).
  */
-function counters(headers: Record<string, string | undefined>, prefix: string, now: number, unixReset: boolean): Quota | undefined {
+export function resetMsOf(reset: number, now: number): number {
+  if (reset >= UNIX_TIME_FLOOR_MS) return Math.max(0, reset - now);
+  if (reset >= UNIX_TIME_FLOOR_SECONDS) return Math.max(0, reset * 1000 - now);
+  return reset * 1000;
+}
+
+/** The three-counter forms: `<prefix>limit`, `-remaining` and `-reset` (delta seconds or a Unix time, {@link resetMsOf}). */
+function counters(headers: Record<string, string | undefined>, prefix: string, now: number): Quota | undefined {
   // Early drafts allow a policy after the number (`10, 10;w=1`): the first number is the value.
   const number = (name: string) => {
     const match = /^\s*(\d+)(?:\.\d+)?\s*(?:[,;]|$)/.exec(headers[prefix + name] ?? "");
@@ -100,8 +139,23 @@ function counters(headers: Record<string, string | undefined>, prefix: string, n
   const remaining = number("remaining");
   const reset = number("reset");
   if (limit === undefined || remaining === undefined || reset === undefined || limit < 1) return undefined;
-  const absolute = unixReset || reset >= UNIX_TIME_FLOOR_SECONDS;
-  return { limit, remaining: Math.min(remaining, limit), resetMs: absolute ? Math.max(0, reset * 1000 - now) : reset * 1000 };
+  return { limit, remaining: Math.min(remaining, limit), resetMs: resetMsOf(reset, now) };
+}
+
+/**
+ * The IETF draft-07 form, a dictionary in one field: `RateLimit: limit=10, remaining=9, reset=1` (express-rate-limit's
+ * `standardHeaders: "draft-7"`, beside `RateLimit-Policy: 10;w=1`, which adds nothing the dictionary lacks).
+ */
+function draft7Quota(state: string | undefined, now: number): Quota | undefined {
+  if (!state) return undefined;
+  const members = new Map<string, number>();
+  for (const member of state.split(",")) {
+    const match = /^\s*(limit|remaining|reset)\s*=\s*(\d{1,15})\s*(?:;.*)?$/.exec(member);
+    if (match) members.set(match[1]!, Number(match[2]));
+  }
+  const [limit, remaining, reset] = [members.get("limit"), members.get("remaining"), members.get("reset")];
+  if (limit === undefined || remaining === undefined || reset === undefined || limit < 1) return undefined;
+  return { limit, remaining: Math.min(remaining, limit), resetMs: resetMsOf(reset, now) };
 }
 
 /**
@@ -110,7 +164,7 @@ function counters(headers: Record<string, string | undefined>, prefix: string, n
  * `RateLimit` item without `t` is whole again within the policy's window `w` (the draft's default), one without `r` or
  * a readable name is ignored.
  */
-function draftQuotas(state: string | undefined, policy: string | undefined): Quota[] {
+function draftQuotas(state: string | undefined, policy: string | undefined, now: number): Quota[] {
   const policies = new Map(structuredList(policy).map((item) => [item.name, item.params]));
   return structuredList(state).flatMap(({ name, params }) => {
     const remaining = params.get("r");
@@ -118,7 +172,7 @@ function draftQuotas(state: string | undefined, policy: string | undefined): Quo
     const reset = params.get("t") ?? policies.get(name)?.get("w");
     if (remaining === undefined || reset === undefined) return [];
     const limit = quota !== undefined && quota >= 1 ? quota : Math.max(1, remaining);
-    return [{ limit, remaining: Math.min(remaining, limit), resetMs: reset * 1000 }];
+    return [{ limit, remaining: Math.min(remaining, limit), resetMs: resetMsOf(reset, now) }];
   });
 }
 
@@ -165,6 +219,8 @@ export function rateLimitHeaders(form: HintForm, quota: StatedQuota, now: number
       return { "ratelimit-limit": String(limit), "ratelimit-remaining": String(remaining), "ratelimit-reset": delta };
     case "ietf-draft":
       return { "ratelimit-policy": `"default";q=${limit};w=${Math.max(1, Math.ceil(quota.windowSeconds))}`, ratelimit: `"default";r=${remaining};t=${delta}` };
+    case "ietf-draft-7":
+      return { "ratelimit-policy": `${limit};w=${Math.max(1, Math.ceil(quota.windowSeconds))}`, ratelimit: `limit=${limit}, remaining=${remaining}, reset=${delta}` };
     case "x-ratelimit":
       return { "x-ratelimit-limit": String(limit), "x-ratelimit-remaining": String(remaining), "x-ratelimit-reset": unix, "x-ratelimit-used": String(limit - remaining) };
     case "x-rate-limit":

@@ -54,7 +54,8 @@ export interface SandboxOptions {
   rateLimitHints?: RateLimitHints | boolean;
   /**
    * The form the hints take (contract/rate-limit.ts): `"contract"` (`RateLimit-Limit`, `-Remaining`, `-Reset`),
-   * `"ietf-draft"` (`RateLimit` and `RateLimit-Policy`), `"x-ratelimit"` (GitHub's) or `"x-rate-limit"` (Okta's).
+   * `"ietf-draft"` (`RateLimit` and `RateLimit-Policy`), `"ietf-draft-7"` (`RateLimit: limit=, remaining=, reset=`),
+   * `"x-ratelimit"` (GitHub's) or `"x-rate-limit"` (Okta's).
    * @default "contract"
    */
   rateLimitHintForm?: HintForm;

@@ -24,8 +24,12 @@ export type Deviation =
   | "list-without-pages"
   /** Usage in gigabytes, as fractions. */
   | "usage-in-gigabytes"
-  /** The key as `X-Api-Key`; a Bearer header is refused. */
+  /** Rate-limit hints in a form no reader knows: `X-RateLimit-Budget: 100/60s` in the place of the contract's. */
+  | "unknown-hint-form"
+  /** The key as `X-Api-Key`; a Bearer header is refused, with a challenge that names the header. */
   | "x-api-key-auth"
+  /** The key as `X-Api-Key`; a Bearer header is refused as an unknown key, with the sandbox's Bearer challenge. */
+  | "x-api-key-quiet"
   /**
    * Within the contract, at its most unhelpful: every fourth request answers 429 (Retry-After 1, no hints) whatever
    * the rate, every 25th starts a burst of three 503s, and the list comes in pages of two.
@@ -75,7 +79,7 @@ export async function startDeviantApi(sandbox: Sandbox, deviation: Deviation): P
         if (typeof value === "string" && !["host", "connection", "content-length"].includes(name)) headers[name] = value;
       }
       if (deviation === "ignores-idempotency-key") delete headers["idempotency-key"];
-      if (deviation === "x-api-key-auth") {
+      if (deviation === "x-api-key-auth" || deviation === "x-api-key-quiet") {
         const key = headers["x-api-key"];
         delete headers["x-api-key"];
         if (key) headers.authorization = `Bearer ${key}`;
@@ -110,6 +114,10 @@ export async function startDeviantApi(sandbox: Sandbox, deviation: Deviation): P
         delete out.location;
       }
       if (deviation === "camel-case") body = camelize(body);
+      if (deviation === "unknown-hint-form") {
+        for (const name of Object.keys(out)) if (name.startsWith("ratelimit")) delete out[name];
+        out["x-ratelimit-budget"] = "100/60s";
+      }
       // Such a server challenges for its own scheme, not the sandbox's Bearer.
       if (deviation === "x-api-key-auth" && status === 401) out["www-authenticate"] = 'ApiKey header="X-Api-Key"';
       const json = JSON.stringify(body);

@@ -6,9 +6,10 @@ import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
-import { anyBreaking, checkApi, type Finding } from "../../check/assumptions";
+import { anyBreaking, checkApi, nothingChecked, type Finding } from "../../check/assumptions";
 import { runCheckCommand } from "../../check/cli";
 import { startDeviantApi, type DeviantApi, type Deviation } from "../helpers/deviant-api";
+import { startLimiterFront, type LimiterMode } from "../helpers/limiter-front";
 import { REPO_ROOT } from "../helpers/pulumi";
 import { sandboxClock, useSandbox } from "../helpers/sandbox";
 import { startSandbox, type SandboxOptions } from "../../sandbox";
@@ -53,6 +54,7 @@ describe("check-api", () => {
   it("names the form of rate-limit hints it saw, and what hints that come only with 429s cost", async () => {
     const forms: Array<[SandboxOptions, boolean, RegExp]> = [
       [{ rateLimitHintForm: "ietf-draft" }, true, /IETF draft.*on \d+ of \d+ successful answers/],
+      [{ rateLimitHintForm: "ietf-draft-7" }, true, /draft-07 dictionary/],
       [{ rateLimitHintForm: "x-ratelimit" }, true, /GitHub's/],
       [{ rateLimitHintForm: "x-rate-limit" }, true, /Okta's/],
       [{ rateLimitHints: "on-429" }, false, /^no answer carried rate-limit hints/],
@@ -70,6 +72,43 @@ describe("check-api", () => {
         await other.stop();
       }
     }
+  });
+
+  it("behind express-rate-limit, names the form it read in each of the library's header modes", async () => {
+    const modes: Array<[LimiterMode, RegExp]> = [
+      ["legacy", /GitHub's/],
+      ["draft-6", /the contract's/],
+      ["draft-7", /draft-07 dictionary/],
+      ["draft-8", /structured fields/],
+    ];
+    for (const [mode, form] of modes) {
+      const front = await startLimiterFront(sandbox.current.url, { mode, limit: 1000, windowMs: 10_000 });
+      try {
+        const findings = await checkApi({ baseUrl: front.url, apiKey: sandbox.current.apiKey, clock: sandboxClock(() => sandbox.current), readyTimeoutMs: 60_000 });
+        expect(about(findings, "rate-limit hints"), mode).toMatchObject({ holds: true, seen: expect.stringMatching(form) });
+      } finally {
+        await front.stop();
+      }
+    }
+  });
+
+  it("names a rate-limit header it could not read, with its value, as the reader's gap", async () => {
+    deviant = await startDeviantApi(sandbox.current, "unknown-hint-form");
+    const hints = about(await check(deviant.url), "rate-limit hints");
+    expect(hints).toMatchObject({ holds: false, breaking: false });
+    expect(hints?.seen).toMatch(/`x-ratelimit-budget: 100\/60s` on \d+ answers, in a form the provider's reader does not know/);
+    expect(hints?.effect).toMatch(/^The reader, not the API, is the gap/);
+  });
+
+  it("a key refused as a Bearer token but taken as X-Api-Key: a breaking difference that names the header (exit 1), not nothing checked", async () => {
+    deviant = await startDeviantApi(sandbox.current, "x-api-key-quiet");
+    const findings = await check(deviant.url);
+    expect(findings).toHaveLength(1);
+    expect(findings[0]).toMatchObject({ holds: false, breaking: true, seen: expect.stringMatching(/accepted as `X-Api-Key: <key>`/) });
+    expect(findings[0]?.effect).toMatch(/takes the key as `X-Api-Key: <key>`; the provider sends only/);
+    expect(JSON.stringify(findings)).not.toContain(sandbox.current.apiKey);
+    expect(anyBreaking(findings)).toBe(true);
+    expect(nothingChecked(findings)).toBe(false);
   });
 
   const cases: Array<[Deviation, string, boolean, RegExp]> = [

@@ -7,7 +7,7 @@ const UNIX = NOW / 1000;
 describe("rate-limit hints, read in every form the contract names", () => {
   it("reads the contract's form, with a delta-seconds reset (and a Unix time when the value can only be one)", () => {
     const hints = readRateLimitHints({ "ratelimit-limit": "20", "ratelimit-remaining": "3", "ratelimit-reset": "2" }, NOW);
-    expect(hints).toEqual({ quota: { limit: 20, remaining: 3, resetMs: 2000 }, forms: ["contract"], retryAfterMs: undefined });
+    expect(hints).toEqual({ quota: { limit: 20, remaining: 3, resetMs: 2000 }, forms: ["contract"], retryAfterMs: undefined, unread: [] });
     // An early draft's policy after the number.
     expect(readRateLimitHints({ "ratelimit-limit": "20, 20;w=1", "ratelimit-remaining": "3", "ratelimit-reset": "1" }, NOW).quota).toEqual({
       limit: 20,
@@ -42,13 +42,14 @@ describe("rate-limit hints, read in every form the contract names", () => {
     expect(readRateLimitHints(spentBurst, NOW).quota).toEqual({ limit: 100, remaining: 0, resetMs: 1000 });
   });
 
-  it("reads GitHub's X-RateLimit-* and Okta's X-Rate-Limit-*, their resets Unix times", () => {
+  it("reads GitHub's X-RateLimit-* and Okta's X-Rate-Limit-*, their resets Unix times or deltas by size", () => {
     const github = { "x-ratelimit-limit": "5000", "x-ratelimit-remaining": "4990", "x-ratelimit-reset": String(UNIX + 60), "x-ratelimit-used": "10" };
     expect(readRateLimitHints(github, NOW)).toMatchObject({ quota: { limit: 5000, remaining: 4990, resetMs: 60_000 }, forms: ["x-ratelimit"] });
     const okta = { "x-rate-limit-limit": "600", "x-rate-limit-remaining": "599", "x-rate-limit-reset": String(UNIX + 30) };
     expect(readRateLimitHints(okta, NOW)).toMatchObject({ quota: { limit: 600, remaining: 599, resetMs: 30_000 }, forms: ["x-rate-limit"] });
-    // A small reset in these forms is still a point in time, long past: the quota is whole now.
-    expect(readRateLimitHints({ ...okta, "x-rate-limit-reset": "30" }, NOW).quota?.resetMs).toBe(0);
+    // Some servers send these names with a delta; a number too small to be a Unix time is one. Unix milliseconds too.
+    expect(readRateLimitHints({ ...okta, "x-rate-limit-reset": "30" }, NOW).quota?.resetMs).toBe(30_000);
+    expect(readRateLimitHints({ ...github, "x-ratelimit-reset": String(NOW + 1500) }, NOW).quota?.resetMs).toBe(1500);
   });
 
   it("ignores malformed and partial values, never throwing", () => {
@@ -64,9 +65,32 @@ describe("rate-limit hints, read in every form the contract names", () => {
       { ratelimit: "r=1, t=1", "ratelimit-policy": ";;;" },
       { ratelimit: '"default";r=1e9;t=1' },
     ];
-    for (const headers of bad) expect(readRateLimitHints(headers, NOW), JSON.stringify(headers)).toEqual({ quota: undefined, forms: [], retryAfterMs: undefined });
+    for (const headers of bad) {
+      const hints = readRateLimitHints(headers, NOW);
+      expect(hints, JSON.stringify(headers)).toMatchObject({ quota: undefined, forms: [], retryAfterMs: undefined });
+      // Each header is named as one the reader could not read.
+      expect(hints.unread.map((u) => u.name).sort(), JSON.stringify(headers)).toEqual(Object.keys(headers).sort());
+    }
     // More left than the limit is read as the limit.
     expect(readRateLimitHints({ "ratelimit-limit": "10", "ratelimit-remaining": "50", "ratelimit-reset": "1" }, NOW).quota?.remaining).toBe(10);
+  });
+
+  it("reads what express-rate-limit sends in each of its four header modes (8.7.5, a window of 3 per second)", () => {
+    const modes: [string, Record<string, string>, string][] = [
+      ["legacyHeaders", { "x-ratelimit-limit": "3", "x-ratelimit-remaining": "2", "x-ratelimit-reset": String(UNIX + 1) }, "x-ratelimit"],
+      ["draft-6", { "ratelimit-limit": "3", "ratelimit-policy": "3;w=1", "ratelimit-remaining": "2", "ratelimit-reset": "1" }, "contract"],
+      ["draft-7", { ratelimit: "limit=3, remaining=2, reset=1", "ratelimit-policy": "3;w=1" }, "ietf-draft-7"],
+      ["draft-8", { ratelimit: '"3-in-1sec"; r=2; t=1', "ratelimit-policy": '"3-in-1sec"; q=3; w=1; pk=:Y2M5YjE1NTBkNGNi:' }, "ietf-draft"],
+    ];
+    for (const [mode, headers, form] of modes) {
+      expect(readRateLimitHints(headers, NOW), mode).toEqual({ quota: { limit: 3, remaining: 2, resetMs: 1000 }, forms: [form], retryAfterMs: undefined, unread: [] });
+    }
+  });
+
+  it("names the rate-limit headers of a family it read nothing from, value cut short, and no others", () => {
+    const hints = readRateLimitHints({ "ratelimit-limit": "10", "ratelimit-remaining": "3", "ratelimit-reset": "1", "x-rate-limit-budget": "a".repeat(300), "x-request-id": "r" }, NOW);
+    expect(hints.forms).toEqual(["contract"]);
+    expect(hints.unread).toEqual([{ name: "x-rate-limit-budget", value: "a".repeat(120) }]);
   });
 
   it("reads an answer that mixes forms into the tightest quota, naming each form it read", () => {
