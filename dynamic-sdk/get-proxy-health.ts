@@ -13,7 +13,8 @@ import { callFunction, dependencies, programClient, type FunctionOutputOptions }
 export interface GetProxyHealthArgs {
   /**
    * The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as
-   * JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`.
+   * JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`; one that names the caller's country too
+   * (`{"ip": ..., "country": "US"}`, `countryCode`, `country_code`) holds each proxy to the country it was sold for.
    */
   target: string;
   /** Only the proxies of these orders: an order's `orderId`, or every `orderId` of a fleet's `members`. */

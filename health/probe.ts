@@ -5,7 +5,7 @@
 import { isIP, type Socket } from "node:net";
 import { connect as connectTls } from "node:tls";
 import { connectTo } from "./connection";
-import { exitIpOf } from "./exit-ip";
+import { exitOf, type Exit } from "./exit";
 import { ProbeFailure, socketFailure } from "./failure";
 import { SocketReader } from "./reader";
 import { answersIn, type ProxyProtocol } from "./sniff";
@@ -48,14 +48,15 @@ export async function probeProxy(proxy: ProxyToCheck, target: ProbeTarget, timeo
   for (const promise of [stop, work]) promise.catch(() => undefined);
   try {
     const answer = await Promise.race([work, stop]);
-    const healthy = answer.status < 400;
+    const failed = verdict(proxy, answer);
     return {
       ...named,
-      healthy,
+      healthy: failed === undefined,
       latencyMs: Math.round(answer.latencyMs),
       targetStatus: answer.status,
-      ...(answer.exitIp ? { exitIp: answer.exitIp } : {}),
-      ...(healthy ? {} : { failure: "target_status" as const, message: `the target answered ${answer.status} through the proxy` }),
+      ...(answer.exit.ip ? { exitIp: answer.exit.ip } : {}),
+      ...(answer.exit.country ? { exitCountry: answer.exit.country } : {}),
+      ...failed,
     };
   } catch (error) {
     const failure = error instanceof ProbeFailure ? error : socketFailure(error, "checking");
@@ -65,6 +66,20 @@ export async function probeProxy(proxy: ProxyToCheck, target: ProbeTarget, timeo
     signal?.removeEventListener("abort", fail);
     for (const socket of sockets) socket.destroy();
   }
+}
+
+/**
+ * Why a proxy whose target answered is unhealthy, or undefined when it is not: a status of 400 or more, or an exit in
+ * another country than its record's, when the target names one (the proxy answers, but was sold for elsewhere).
+ */
+function verdict(proxy: ProxyToCheck, answer: Answer): Pick<HealthResult, "failure" | "message"> | undefined {
+  if (answer.status >= 400) return { failure: "target_status", message: `the target answered ${answer.status} through the proxy` };
+  const sold = proxy.country?.toUpperCase();
+  const exit = answer.exit.country;
+  if (sold && exit && /^[A-Z]{2}$/.test(sold) && exit !== sold) {
+    return { failure: "wrong_country", message: `the proxy exits in ${exit}, not in ${sold} as its record says` };
+  }
+  return undefined;
 }
 
 /** What the check is waiting for, for the message of a timeout. */
@@ -85,7 +100,7 @@ function timedOut(timeoutMs: number, during: string): ProbeFailure {
 interface Answer {
   status: number;
   latencyMs: number;
-  exitIp?: string;
+  exit: Exit;
 }
 
 async function exchange(proxy: ProxyToCheck, target: ProbeTarget, sockets: Socket[], stage: Stage, started: number): Promise<Answer> {
@@ -180,8 +195,7 @@ async function request(channel: Socket, target: ProbeTarget, stage: Stage, start
   const chunked = /\r\ntransfer-encoding:[^\r]*chunked/i.test(head);
   const raw = Number.isFinite(length) ? await reader.bytes(Math.min(length, MAX_BODY)) : await reader.rest(MAX_BODY);
   const body = chunked ? dechunk(raw) : raw;
-  const exitIp = exitIpOf(body.toString("utf8"));
-  return { status, latencyMs, ...(exitIp ? { exitIp } : {}) };
+  return { status, latencyMs, exit: exitOf(body.toString("utf8")) };
 }
 
 /** The body of a chunked answer (as much of it as was read). */

@@ -15,14 +15,17 @@ export interface ProxyToCheck {
   id?: string;
   /** Carried into the result, to name the order it belongs to. */
   orderId?: string;
+  /** The country it was sold for (ISO 3166-1 alpha-2): a target that names the caller's country is held to it. */
+  country?: string;
 }
 
 /**
  * Why a proxy failed its check. `refused`: nothing listens at its address (or a firewall said no). `timeout`: no answer
  * within the timeout. `closed`: it closed the connection without answering. `credentials_rejected`: it refused the
  * username and password (`407`, or SOCKS5's authentication failure). `target_unreachable`: it could not reach the
- * target. `target_status`: the target answered through it with a status of 400 or more. `protocol_error`: it answered
- * something that is not the protocol. `unsupported_protocol`: the proxy's protocol is neither `http` nor `socks5`.
+ * target. `target_status`: the target answered through it with a status of 400 or more. `wrong_country`: the target
+ * named a country other than the proxy's `country`. `protocol_error`: it answered something that is not the protocol.
+ * `unsupported_protocol`: the proxy's protocol is neither `http` nor `socks5`.
  */
 export type HealthFailure =
   | "refused"
@@ -31,6 +34,7 @@ export type HealthFailure =
   | "credentials_rejected"
   | "target_unreachable"
   | "target_status"
+  | "wrong_country"
   | "protocol_error"
   | "unsupported_protocol";
 
@@ -40,7 +44,7 @@ export interface HealthResult {
   port: number;
   id?: string;
   orderId?: string;
-  /** True when the target answered through the proxy with a status below 400. */
+  /** True when the target answered through the proxy with a status below 400 (and from the proxy's country, when it says). */
   healthy: boolean;
   /** Milliseconds from the start of the check to the target's status line (present once the target answered). */
   latencyMs?: number;
@@ -48,6 +52,8 @@ export interface HealthResult {
   targetStatus?: number;
   /** The address the target saw the request come from, when the target reports it (a URL that echoes the caller). */
   exitIp?: string;
+  /** The country the target says the request came from (ISO 3166-1 alpha-2), when it says one. */
+  exitCountry?: string;
   /** Why it failed, when it did. */
   failure?: HealthFailure;
   /** What happened, for people; never a credential. */

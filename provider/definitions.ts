@@ -90,7 +90,7 @@ const HEALTH_CHECK = {
     target: {
       type: "string",
       description:
-        "The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{\"ip\": ...}` or the bare address) also gives each proxy's `exitIp`.",
+        "The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{\"ip\": ...}` or the bare address) also gives each proxy's `exitIp`; one that names the caller's country too (`{\"ip\": ..., \"country\": \"US\"}`, `countryCode`, `country_code`) holds each proxy to the country it was sold for.",
     },
     timeout: {
       type: "string",
@@ -116,7 +116,10 @@ const PROXY_HEALTH = {
     port: { type: "integer", description: "Port of the proxy." },
     id: { type: "string", presence: "optional", description: "Id of the proxy, when the API gave one." },
     orderId: { type: "string", presence: "optional", description: "The order the proxy belongs to." },
-    healthy: { type: "boolean", description: "True when the target answered through the proxy with a status below 400." },
+    healthy: {
+      type: "boolean",
+      description: "True when the target answered through the proxy with a status below 400, and from the proxy's country when the target names one.",
+    },
     latencyMs: {
       type: "integer",
       presence: "optional",
@@ -128,11 +131,16 @@ const PROXY_HEALTH = {
       presence: "optional",
       description: "The address the target saw the request come from, when the target reports it (a URL that echoes the caller's address).",
     },
+    exitCountry: {
+      type: "string",
+      presence: "optional",
+      description: "The country the target says the request came from (ISO 3166-1 alpha-2), when it names one.",
+    },
     failure: {
       type: "string",
       presence: "optional",
       description:
-        "Why the check failed: `refused` (nothing listens, or a firewall said no), `timeout`, `closed` (the proxy closed the connection without answering), `credentials_rejected` (`407`, or SOCKS5's authentication failure), `target_unreachable` (the proxy could not reach the target), `target_status` (the target answered 400 or more), `protocol_error` or `unsupported_protocol`.",
+        "Why the check failed: `refused` (nothing listens, or a firewall said no), `timeout`, `closed` (the proxy closed the connection without answering), `credentials_rejected` (`407` or `401`, or SOCKS5's authentication failure), `target_unreachable` (the proxy could not reach the target), `target_status` (the target answered 400 or more), `wrong_country` (the target named a country other than the proxy's), `protocol_error` (the proxy speaks another protocol than its record's) or `unsupported_protocol`.",
     },
     message: { type: "string", presence: "optional", description: "What happened, for people." },
   },

@@ -110,7 +110,7 @@ export function healthSettings(input: HealthCheckInput): HealthSettings {
 
 /** A proxy and its credentials, in the same position of an output's `proxies` and `credentials`. */
 export interface HeldProxies {
-  proxies: ReadonlyArray<{ ip: string; port: number; protocol?: string; id?: string; orderId?: string }>;
+  proxies: ReadonlyArray<{ ip: string; port: number; protocol?: string; id?: string; orderId?: string; country?: string }>;
   credentials: ReadonlyArray<{ username?: string; password?: string }>;
 }
 

@@ -31,6 +31,7 @@ Options:
   --dead-proxies <share>   with --serve-proxies: share of proxies (0 to 1) dead from the start (default 0)
   --slow-proxies <share>   with --serve-proxies: share of proxies slow from the start (default 0)
   --bad-credential-proxies <share>  with --serve-proxies: share refusing their own credentials (default 0)
+  --wrong-country-proxies <share>   with --serve-proxies: share exiting in another country than sold (default 0)
   --proxy-latency <ms>     with --serve-proxies: milliseconds every proxy takes to answer (default 0)
   --slow-proxy-delay <ms>  with --serve-proxies: milliseconds more a slow proxy takes (default 3000)
   --help                   show this text
@@ -56,6 +57,7 @@ const OPTIONS = {
   "dead-proxies": { type: "string", default: "0" },
   "slow-proxies": { type: "string", default: "0" },
   "bad-credential-proxies": { type: "string", default: "0" },
+  "wrong-country-proxies": { type: "string", default: "0" },
   "proxy-latency": { type: "string", default: "0" },
   "slow-proxy-delay": { type: "string", default: "3000" },
   help: { type: "boolean", default: false },
@@ -106,6 +108,7 @@ async function main(): Promise<void> {
       dead: share("dead-proxies", values["dead-proxies"]),
       slow: share("slow-proxies", values["slow-proxies"]),
       badCredentials: share("bad-credential-proxies", values["bad-credential-proxies"]),
+      wrongCountry: share("wrong-country-proxies", values["wrong-country-proxies"]),
       latencyMs: number("proxy-latency", values["proxy-latency"]),
       slowMs: number("slow-proxy-delay", values["slow-proxy-delay"]),
     },

@@ -11,6 +11,8 @@ export interface HandshakeBehaviour {
   delayMs: number;
   /** Refuse the credentials even when they are right. */
   refuseCredentials: boolean;
+  /** Told of each connection to a target, so the echo can tell which proxy a request came through. */
+  onUpstream?: (upstream: Socket) => void;
 }
 
 /** Answers one connection; every error ends it. */
@@ -22,7 +24,7 @@ export async function answerHandshake(socket: Socket, proxy: StoredProxy, behavi
     const accepts = (user: string, pass: string) => !behaviour.refuseCredentials && user === proxy.username && pass === proxy.password;
     const target = first === 5 ? await socks5(reader, socket, accepts) : await httpConnect(reader, socket, accepts);
     if (!target) return void socket.end();
-    await carry(socket, reader, target, first === 5);
+    await carry(socket, reader, target, first === 5, behaviour.onUpstream);
   } catch {
     socket.destroy();
   }
@@ -83,7 +85,7 @@ interface Target {
 }
 
 /** Connects to the target (loopback only) and carries the bytes both ways; says so in the protocol's words. */
-async function carry(socket: Socket, reader: Reader, target: Target, isSocks: boolean): Promise<void> {
+async function carry(socket: Socket, reader: Reader, target: Target, isSocks: boolean, onUpstream?: (upstream: Socket) => void): Promise<void> {
   const answer = (ok: boolean, socksReply: number) =>
     socket.write(isSocks ? Buffer.from([5, ok ? 0 : socksReply, 0, 1, 127, 0, 0, 1, 0, 0]) : ok ? "HTTP/1.1 200 Connection Established\r\n\r\n" : "HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
   if (!isLoopback(target.host)) {
@@ -96,6 +98,7 @@ async function carry(socket: Socket, reader: Reader, target: Target, isSocks: bo
     socket.end();
   });
   upstream.once("connect", () => {
+    onUpstream?.(upstream);
     answer(true, 0);
     const ahead = reader.release();
     if (ahead.length > 0) upstream.write(ahead);

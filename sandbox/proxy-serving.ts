@@ -1,8 +1,9 @@
 /**
  * Proxies that answer (the option `serveProxies`): every proxy the sandbox provisions gets a real listener on loopback
  * that speaks its protocol, HTTP `CONNECT` or SOCKS5, and requires its username and password; and an echo target
- * answers each request with the address it came from. Switches make a proxy dead (its port refuses connections), slow
- * (it answers `slowMs` late) or refuse its own credentials; a share of the proxies can be made so from the start,
+ * answers each request with the address it came from and the country of the proxy it came through. Switches make a
+ * proxy dead (its port refuses connections), slow (it answers `slowMs` late), refuse its own credentials, or exit in
+ * another country than its record's; a share of the proxies can be made so from the start,
  * chosen by their ids, so the same ids always get the same condition.
  *
  * The proxies forward only to loopback: a sandbox never carries traffic off the machine.
@@ -14,7 +15,7 @@ import { answerHandshake } from "./proxy-handshake";
 import type { StoredProxy } from "./state";
 
 /** What a served proxy can be made to do. */
-export const PROXY_CONDITIONS = ["ok", "dead", "slow", "bad-credentials"] as const;
+export const PROXY_CONDITIONS = ["ok", "dead", "slow", "bad-credentials", "wrong-country"] as const;
 
 /** What a served proxy does. */
 export type ProxyCondition = (typeof PROXY_CONDITIONS)[number];
@@ -31,13 +32,18 @@ export interface ServeProxiesOptions {
   slow?: number;
   /** Share of the proxies that refuse their own credentials from the start. @default 0 */
   badCredentials?: number;
+  /** Share of the proxies that exit in another country than their record's from the start. @default 0 */
+  wrongCountry?: number;
 }
 
 /** The served proxies of a running sandbox. */
 export interface ProxyServing {
-  /** A URL that answers `{"ip": "<the caller's address>"}`: the target to check the proxies against. */
+  /**
+   * A URL that answers `{"ip": "<the caller's address>", "country": "<the proxy's>"}` (the country of the proxy a
+   * request came through; none for a request that came through none): the target to check the proxies against.
+   */
   readonly echoUrl: string;
-  /** Makes a proxy (by id) dead, slow, refuse its credentials, or answer again. */
+  /** Makes a proxy (by id) dead, slow, refuse its credentials, exit elsewhere, or answer again. */
   setCondition(proxyId: string, condition: ProxyCondition): Promise<void>;
   /** What a proxy does now. */
   conditionOf(proxyId: string): ProxyCondition;
@@ -56,6 +62,8 @@ export class ProxyListeners implements ProxyServing {
   private readonly served = new Map<string, Served>();
   private echo: HttpServer | undefined;
   private echoPort = 0;
+  /** The proxy each open connection to a target came through, by the connection's local port. */
+  private readonly exits = new Map<number, Served>();
 
   constructor(private readonly options: ServeProxiesOptions) {}
 
@@ -66,8 +74,10 @@ export class ProxyListeners implements ProxyServing {
   /** Starts the echo target. */
   async start(): Promise<void> {
     this.echo = createHttpServer((req, res) => {
+      const through = this.exits.get(req.socket.remotePort ?? 0);
+      const country = through && (through.condition === "wrong-country" ? elsewhere(through.proxy.country) : through.proxy.country);
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ ip: req.socket.remoteAddress }));
+      res.end(JSON.stringify({ ip: req.socket.remoteAddress, ...(country ? { country } : {}) }));
     });
     this.echoPort = await listen(this.echo, 0);
   }
@@ -119,7 +129,12 @@ export class ProxyListeners implements ProxyServing {
     const server = createServer((socket) => {
       entry.sockets.add(socket);
       socket.once("close", () => entry.sockets.delete(socket));
-      void answerHandshake(socket, entry.proxy, { delayMs: this.delayOf(entry), refuseCredentials: entry.condition === "bad-credentials" });
+      const onUpstream = (upstream: Socket) => {
+        const port = upstream.localPort ?? 0;
+        this.exits.set(port, entry);
+        upstream.once("close", () => this.exits.delete(port));
+      };
+      void answerHandshake(socket, entry.proxy, { delayMs: this.delayOf(entry), refuseCredentials: entry.condition === "bad-credentials", onUpstream });
     });
     const bound = await listen(server, port);
     entry.server = server;
@@ -140,12 +155,18 @@ export class ProxyListeners implements ProxyServing {
   /** The condition the shares give a proxy: a point in [0, 1) from its id, the same on every run. */
   private initialCondition(id: string): ProxyCondition {
     const point = createHash("sha256").update(id).digest().readUInt32BE(0) / 2 ** 32;
-    const { dead = 0, slow = 0, badCredentials = 0 } = this.options;
+    const { dead = 0, slow = 0, badCredentials = 0, wrongCountry = 0 } = this.options;
     if (point < dead) return "dead";
     if (point < dead + slow) return "slow";
     if (point < dead + slow + badCredentials) return "bad-credentials";
+    if (point < dead + slow + badCredentials + wrongCountry) return "wrong-country";
     return "ok";
   }
+}
+
+/** A country other than `country`: where a proxy made to exit elsewhere says it is. */
+function elsewhere(country: string): string {
+  return country.toUpperCase() === "DE" ? "NL" : "DE";
 }
 
 function listen(server: Server | HttpServer, port: number): Promise<number> {

@@ -71,7 +71,7 @@ namespace PulumiProxy.Proxy
         }
 
         /// <summary>
-        /// The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`.
+        /// The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`; one that names the caller's country too (`{"ip": ..., "country": "US"}`, `countryCode`, `country_code`) holds each proxy to the country it was sold for.
         /// </summary>
         [Input("target", required: true)]
         public string Target { get; set; } = null!;
@@ -133,7 +133,7 @@ namespace PulumiProxy.Proxy
         }
 
         /// <summary>
-        /// The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`.
+        /// The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`; one that names the caller's country too (`{"ip": ..., "country": "US"}`, `countryCode`, `country_code`) holds each proxy to the country it was sold for.
         /// </summary>
         [Input("target", required: true)]
         public Input<string> Target { get; set; } = null!;

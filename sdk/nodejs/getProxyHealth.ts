@@ -45,7 +45,7 @@ export interface GetProxyHealthArgs {
      */
     orderIds?: string[];
     /**
-     * The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`.
+     * The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`; one that names the caller's country too (`{"ip": ..., "country": "US"}`, `countryCode`, `country_code`) holds each proxy to the country it was sold for.
      */
     target: string;
     /**
@@ -119,7 +119,7 @@ export interface GetProxyHealthOutputArgs {
      */
     orderIds?: pulumi.Input<pulumi.Input<string>[]>;
     /**
-     * The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`.
+     * The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`; one that names the caller's country too (`{"ip": ..., "country": "US"}`, `countryCode`, `country_code`) holds each proxy to the country it was sold for.
      */
     target: pulumi.Input<string>;
     /**

@@ -53,7 +53,7 @@ describe("checking proxies through themselves", () => {
     const report = await checkProxies(proxies, { target: target(), timeoutMs: 5_000 });
     expect(report).toMatchObject({ target: target(), healthy: 6, total: 6 });
     for (const [i, result] of report.results.entries()) {
-      expect(result).toMatchObject({ ip: "127.0.0.1", port: proxies[i]?.port, id: proxies[i]?.id, orderId: proxies[i]?.orderId, healthy: true, targetStatus: 200, exitIp: "127.0.0.1" });
+      expect(result).toMatchObject({ ip: "127.0.0.1", port: proxies[i]?.port, id: proxies[i]?.id, orderId: proxies[i]?.orderId, healthy: true, targetStatus: 200, exitIp: "127.0.0.1", exitCountry: proxies[i]?.country });
       expect(result.latencyMs).toBeGreaterThanOrEqual(0);
       expect(result.failure).toBeUndefined();
     }
@@ -91,6 +91,24 @@ describe("checking proxies through themselves", () => {
     // A dead proxy that answers again is healthy again, on the same port.
     await serving?.setCondition(dead.id ?? "", "ok");
     expect((await checkProxies([dead], { target: target() })).results[0]).toMatchObject({ healthy: true, port: dead.port });
+  });
+
+  it("holds each proxy to the country it was sold for, when the target names one: the exit elsewhere is unhealthy", async () => {
+    const serving = sandbox.current.proxies;
+    const [http, httpElsewhere] = (await proxiesOf("dc-us-5")) as [ProxyRecord, ProxyRecord];
+    const [socks] = (await proxiesOf("mobile-fr-1")) as [ProxyRecord];
+    for (const p of [httpElsewhere, socks]) await serving?.setCondition(p.id ?? "", "wrong-country");
+    const report = await checkProxies([http, httpElsewhere, socks], { target: target() });
+    expect(report.results.map((r) => [r.healthy, r.failure, r.exitCountry])).toEqual([
+      [true, undefined, "US"],
+      [false, "wrong_country", "DE"],
+      [false, "wrong_country", "DE"],
+    ]);
+    expect(report.results[1]?.message).toBe("the proxy exits in DE, not in US as its record says");
+    expect(report.results[2]?.message).toBe("the proxy exits in DE, not in FR as its record says");
+    // A record that names no country is held to none.
+    const unsold = await checkProxies([{ ...httpElsewhere, country: undefined }], { target: target() });
+    expect(unsold.results[0]).toMatchObject({ healthy: true, exitCountry: "DE" });
   });
 
   it("tells a target the proxy cannot reach from a dead proxy, in both protocols", async () => {

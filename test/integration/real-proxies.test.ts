@@ -1,7 +1,7 @@
 /**
  * The health check through proxy servers nobody here wrote (test/helpers/real-proxies.ts: tinyproxy, squid, ncat and
  * pproxy for HTTP CONNECT; microsocks, Dante and pproxy for SOCKS5), each requiring a username and password, in every
- * case a user meets: each judged as RFC 9110, RFC 1928 and RFC 1929 mean it and as these servers answer it, with a
+ * case a user meets (and an exit in another country than sold, named by the echo target): each judged as RFC 9110, RFC 1928 and RFC 1929 mean it and as these servers answer it, with a
  * message whose advice fits.
  */
 import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
@@ -24,7 +24,8 @@ async function listen(server: Server | HttpServer): Promise<number> {
 
 beforeAll(async () => {
   real = await startRealProxies();
-  const echo = await listen(createHttpServer((req, res) => res.end(JSON.stringify({ ip: req.socket.remoteAddress }))));
+  // An echo that names a country, as ipinfo's does.
+  const echo = await listen(createHttpServer((req, res) => res.end(JSON.stringify({ ip: req.socket.remoteAddress, country: "US" }))));
   const error = await listen(createHttpServer((_, res) => res.writeHead(500).end("upstream broke")));
   // Accepts and never answers: as a target behind each proxy, and as a proxy of its own.
   const silent = await listen(createServer((socket) => held.push(socket.on("error", () => undefined))));
@@ -43,13 +44,14 @@ afterAll(async () => {
 
 /** The cases of one server, each a proxy record, a target, and the failure it must be judged (or "healthy"). */
 function casesOf(p: RealProxies["proxies"][number]) {
-  const record: ProxyToCheck = { ip: "127.0.0.1", port: p.port, protocol: p.protocol, username: p.username, password: p.password, id: p.name };
+  const record: ProxyToCheck = { ip: "127.0.0.1", port: p.port, protocol: p.protocol, username: p.username, password: p.password, id: p.name, country: "US" };
   return [
     { name: "good credentials", record, target: urls.echo, expected: "healthy", message: undefined },
     { name: "wrong credentials", record: { ...record, password: "not-the-password" }, target: urls.echo, expected: "credentials_rejected", message: /refused its credentials|closed the connection on its credentials/ },
     { name: "a target it cannot reach", record, target: urls.unreachable, expected: "target_unreachable", message: /could not reach the target/ },
     { name: "a target that answers an error", record, target: urls.error, expected: "target_status", message: /the target answered 500/ },
     { name: "a target that never answers", record, target: urls.silent, expected: "timeout", message: /waiting for the target's answer/ },
+    { name: "an exit in another country than sold", record: { ...record, country: "FR" }, target: urls.echo, expected: "wrong_country", message: /exits in US, not in FR/ },
     { name: "a record of the other protocol", record: { ...record, protocol: p.protocol === "http" ? "socks5" : "http" }, target: urls.echo, expected: "protocol_error", message: /record's protocol/ },
   ] as const;
 }
@@ -74,7 +76,7 @@ describe("the health check through real proxy servers", () => {
     expect(judged).toEqual(cases.map((c) => `${c.server}: ${c.name}: ${c.expected}`));
     cases.forEach((c, i) => {
       if (c.message) expect(results[i]?.message, `${c.server}: ${c.name}`).toMatch(c.message);
-      else expect(results[i]).toMatchObject({ healthy: true, targetStatus: 200, exitIp: "127.0.0.1" });
+      else expect(results[i]).toMatchObject({ healthy: true, targetStatus: 200, exitIp: "127.0.0.1", exitCountry: "US" });
     });
     const text = JSON.stringify(results);
     for (const p of real?.proxies ?? []) expect(text).not.toContain(p.password);

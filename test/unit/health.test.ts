@@ -3,23 +3,29 @@
  * `healthCheck` input allows, how many proxies `minHealthy` asks for, and which members a fleet replaces for health.
  */
 import { describe, expect, it } from "vitest";
-import { exitIpOf } from "../../health/exit-ip";
+import { exitOf } from "../../health/exit";
 import type { FleetMember } from "../../provider/fleet-state";
 import { planFleet } from "../../provider/fleet-plan";
 import { healthCheckProblem, healthDue, healthSettings, requiredHealthy } from "../../provider/health";
 import { UNKNOWN } from "../../provider/pulumi-host";
 
-describe("the exit address in an echo's answer", () => {
+describe("the exit address and country in an echo's answer", () => {
   it.each([
-    ['{"ip":"203.0.113.7"}', "203.0.113.7"],
-    ['{"origin":"203.0.113.7, 198.51.100.1"}', "203.0.113.7"],
-    ['{"query":"2001:db8::1","status":"success"}', "2001:db8::1"],
-    ["203.0.113.7\n", "203.0.113.7"],
-    ['{"ip":"not an address"}', undefined],
-    ["<html>hello</html>", undefined],
-    ["[1,2]", undefined],
-  ])("%j gives %j", (body, ip) => {
-    expect(exitIpOf(body)).toBe(ip);
+    ['{"ip":"203.0.113.7"}', { ip: "203.0.113.7" }],
+    ['{"origin":"203.0.113.7, 198.51.100.1"}', { ip: "203.0.113.7" }],
+    ['{"query":"2001:db8::1","status":"success"}', { ip: "2001:db8::1" }],
+    ["203.0.113.7\n", { ip: "203.0.113.7" }],
+    // ipinfo's code, ip-api's name beside its code, ipapi.co's and ipwho.is's country_code, Cloudflare's trace lines.
+    ['{"ip":"203.0.113.7","country":"us"}', { ip: "203.0.113.7", country: "US" }],
+    ['{"query":"203.0.113.7","country":"Germany","countryCode":"DE"}', { ip: "203.0.113.7", country: "DE" }],
+    ['{"ip":"203.0.113.7","country":"France","country_name":"France","country_code":"FR"}', { ip: "203.0.113.7", country: "FR" }],
+    ["fl=1\nip=203.0.113.7\nloc=NL\nwarp=off\n", { ip: "203.0.113.7", country: "NL" }],
+    ['{"ip":"203.0.113.7","country":"Germany"}', { ip: "203.0.113.7" }],
+    ['{"ip":"not an address"}', {}],
+    ["<html>hello</html>", {}],
+    ["[1,2]", {}],
+  ])("%j gives %j", (body, exit) => {
+    expect(exitOf(body)).toEqual(exit);
   });
 });
 

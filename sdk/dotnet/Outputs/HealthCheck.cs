@@ -26,7 +26,7 @@ namespace PulumiProxy.Proxy.Outputs
         /// </summary>
         public readonly string? MinHealthy;
         /// <summary>
-        /// The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`.
+        /// The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`; one that names the caller's country too (`{"ip": ..., "country": "US"}`, `countryCode`, `country_code`) holds each proxy to the country it was sold for.
         /// </summary>
         public readonly string Target;
         /// <summary>

@@ -18,15 +18,19 @@ namespace PulumiProxy.Proxy.Outputs
     public sealed class ProxyHealth
     {
         /// <summary>
+        /// The country the target says the request came from (ISO 3166-1 alpha-2), when it names one.
+        /// </summary>
+        public readonly string? ExitCountry;
+        /// <summary>
         /// The address the target saw the request come from, when the target reports it (a URL that echoes the caller's address).
         /// </summary>
         public readonly string? ExitIp;
         /// <summary>
-        /// Why the check failed: `refused` (nothing listens, or a firewall said no), `timeout`, `closed` (the proxy closed the connection without answering), `credentials_rejected` (`407`, or SOCKS5's authentication failure), `target_unreachable` (the proxy could not reach the target), `target_status` (the target answered 400 or more), `protocol_error` or `unsupported_protocol`.
+        /// Why the check failed: `refused` (nothing listens, or a firewall said no), `timeout`, `closed` (the proxy closed the connection without answering), `credentials_rejected` (`407` or `401`, or SOCKS5's authentication failure), `target_unreachable` (the proxy could not reach the target), `target_status` (the target answered 400 or more), `wrong_country` (the target named a country other than the proxy's), `protocol_error` (the proxy speaks another protocol than its record's) or `unsupported_protocol`.
         /// </summary>
         public readonly string? Failure;
         /// <summary>
-        /// True when the target answered through the proxy with a status below 400.
+        /// True when the target answered through the proxy with a status below 400, and from the proxy's country when the target names one.
         /// </summary>
         public readonly bool Healthy;
         /// <summary>
@@ -60,6 +64,8 @@ namespace PulumiProxy.Proxy.Outputs
 
         [OutputConstructor]
         private ProxyHealth(
+            string? exitCountry,
+
             string? exitIp,
 
             string? failure,
@@ -80,6 +86,7 @@ namespace PulumiProxy.Proxy.Outputs
 
             int? targetStatus)
         {
+            ExitCountry = exitCountry;
             ExitIp = exitIp;
             Failure = failure;
             Healthy = healthy;

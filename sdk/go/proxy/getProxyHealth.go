@@ -33,7 +33,7 @@ type GetProxyHealthArgs struct {
 	OrderId *string `pulumi:"orderId"`
 	// Only the proxies of these orders: an order's `orderId`, or every `orderId` of a fleet's `members`.
 	OrderIds []string `pulumi:"orderIds"`
-	// The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`.
+	// The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`; one that names the caller's country too (`{"ip": ..., "country": "US"}`, `countryCode`, `country_code`) holds each proxy to the country it was sold for.
 	Target string `pulumi:"target"`
 	// The most one proxy's check takes, connection to answer, such as `10s` (1s to 5m). Defaults to `10s`.
 	Timeout *string `pulumi:"timeout"`
@@ -74,7 +74,7 @@ type GetProxyHealthOutputArgs struct {
 	OrderId pulumi.StringPtrInput `pulumi:"orderId"`
 	// Only the proxies of these orders: an order's `orderId`, or every `orderId` of a fleet's `members`.
 	OrderIds pulumi.StringArrayInput `pulumi:"orderIds"`
-	// The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`.
+	// The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`; one that names the caller's country too (`{"ip": ..., "country": "US"}`, `countryCode`, `country_code`) holds each proxy to the country it was sold for.
 	Target pulumi.StringInput `pulumi:"target"`
 	// The most one proxy's check takes, connection to answer, such as `10s` (1s to 5m). Defaults to `10s`.
 	Timeout pulumi.StringPtrInput `pulumi:"timeout"`

@@ -235,7 +235,7 @@ type HealthCheck struct {
 	Concurrency *int `pulumi:"concurrency"`
 	// The fewest proxies that must answer: a count such as `17`, or a share of the proxies such as `85%`. Below it, create and update fail naming the proxies that did not answer, and keep every order in the state. Unset: the check is reported and fails nothing.
 	MinHealthy *string `pulumi:"minHealthy"`
-	// The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`.
+	// The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`; one that names the caller's country too (`{"ip": ..., "country": "US"}`, `countryCode`, `country_code`) holds each proxy to the country it was sold for.
 	Target string `pulumi:"target"`
 	// The most one proxy's check takes, connection to answer, such as `10s` (1s to 5m). Defaults to `10s`.
 	Timeout *string `pulumi:"timeout"`
@@ -258,7 +258,7 @@ type HealthCheckArgs struct {
 	Concurrency pulumi.IntPtrInput `pulumi:"concurrency"`
 	// The fewest proxies that must answer: a count such as `17`, or a share of the proxies such as `85%`. Below it, create and update fail naming the proxies that did not answer, and keep every order in the state. Unset: the check is reported and fails nothing.
 	MinHealthy pulumi.StringPtrInput `pulumi:"minHealthy"`
-	// The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`.
+	// The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`; one that names the caller's country too (`{"ip": ..., "country": "US"}`, `countryCode`, `country_code`) holds each proxy to the country it was sold for.
 	Target pulumi.StringInput `pulumi:"target"`
 	// The most one proxy's check takes, connection to answer, such as `10s` (1s to 5m). Defaults to `10s`.
 	Timeout pulumi.StringPtrInput `pulumi:"timeout"`
@@ -352,7 +352,7 @@ func (o HealthCheckOutput) MinHealthy() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v HealthCheck) *string { return v.MinHealthy }).(pulumi.StringPtrOutput)
 }
 
-// The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`.
+// The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`; one that names the caller's country too (`{"ip": ..., "country": "US"}`, `countryCode`, `country_code`) holds each proxy to the country it was sold for.
 func (o HealthCheckOutput) Target() pulumi.StringOutput {
 	return o.ApplyT(func(v HealthCheck) string { return v.Target }).(pulumi.StringOutput)
 }
@@ -406,7 +406,7 @@ func (o HealthCheckPtrOutput) MinHealthy() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
-// The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`.
+// The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`; one that names the caller's country too (`{"ip": ..., "country": "US"}`, `countryCode`, `country_code`) holds each proxy to the country it was sold for.
 func (o HealthCheckPtrOutput) Target() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *HealthCheck) *string {
 		if v == nil {
@@ -623,11 +623,13 @@ func (o ProxyCredentialArrayOutput) Index(i pulumi.IntInput) ProxyCredentialOutp
 
 // One proxy's check through itself: whether the target answered through it, how fast, and from which address. Never holds a credential.
 type ProxyHealth struct {
+	// The country the target says the request came from (ISO 3166-1 alpha-2), when it names one.
+	ExitCountry *string `pulumi:"exitCountry"`
 	// The address the target saw the request come from, when the target reports it (a URL that echoes the caller's address).
 	ExitIp *string `pulumi:"exitIp"`
-	// Why the check failed: `refused` (nothing listens, or a firewall said no), `timeout`, `closed` (the proxy closed the connection without answering), `credentials_rejected` (`407`, or SOCKS5's authentication failure), `target_unreachable` (the proxy could not reach the target), `target_status` (the target answered 400 or more), `protocol_error` or `unsupported_protocol`.
+	// Why the check failed: `refused` (nothing listens, or a firewall said no), `timeout`, `closed` (the proxy closed the connection without answering), `credentials_rejected` (`407` or `401`, or SOCKS5's authentication failure), `target_unreachable` (the proxy could not reach the target), `target_status` (the target answered 400 or more), `wrong_country` (the target named a country other than the proxy's), `protocol_error` (the proxy speaks another protocol than its record's) or `unsupported_protocol`.
 	Failure *string `pulumi:"failure"`
-	// True when the target answered through the proxy with a status below 400.
+	// True when the target answered through the proxy with a status below 400, and from the proxy's country when the target names one.
 	Healthy bool `pulumi:"healthy"`
 	// Id of the proxy, when the API gave one.
 	Id *string `pulumi:"id"`
@@ -660,17 +662,22 @@ func (o ProxyHealthOutput) ToProxyHealthOutputWithContext(ctx context.Context) P
 	return o
 }
 
+// The country the target says the request came from (ISO 3166-1 alpha-2), when it names one.
+func (o ProxyHealthOutput) ExitCountry() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v ProxyHealth) *string { return v.ExitCountry }).(pulumi.StringPtrOutput)
+}
+
 // The address the target saw the request come from, when the target reports it (a URL that echoes the caller's address).
 func (o ProxyHealthOutput) ExitIp() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v ProxyHealth) *string { return v.ExitIp }).(pulumi.StringPtrOutput)
 }
 
-// Why the check failed: `refused` (nothing listens, or a firewall said no), `timeout`, `closed` (the proxy closed the connection without answering), `credentials_rejected` (`407`, or SOCKS5's authentication failure), `target_unreachable` (the proxy could not reach the target), `target_status` (the target answered 400 or more), `protocol_error` or `unsupported_protocol`.
+// Why the check failed: `refused` (nothing listens, or a firewall said no), `timeout`, `closed` (the proxy closed the connection without answering), `credentials_rejected` (`407` or `401`, or SOCKS5's authentication failure), `target_unreachable` (the proxy could not reach the target), `target_status` (the target answered 400 or more), `wrong_country` (the target named a country other than the proxy's), `protocol_error` (the proxy speaks another protocol than its record's) or `unsupported_protocol`.
 func (o ProxyHealthOutput) Failure() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v ProxyHealth) *string { return v.Failure }).(pulumi.StringPtrOutput)
 }
 
-// True when the target answered through the proxy with a status below 400.
+// True when the target answered through the proxy with a status below 400, and from the proxy's country when the target names one.
 func (o ProxyHealthOutput) Healthy() pulumi.BoolOutput {
 	return o.ApplyT(func(v ProxyHealth) bool { return v.Healthy }).(pulumi.BoolOutput)
 }

@@ -104,7 +104,7 @@ export interface HealthCheck {
      */
     minHealthy?: string;
     /**
-     * The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`.
+     * The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`; one that names the caller's country too (`{"ip": ..., "country": "US"}`, `countryCode`, `country_code`) holds each proxy to the country it was sold for.
      */
     target: string;
     /**
@@ -166,15 +166,19 @@ export interface ProxyCredential {
  */
 export interface ProxyHealth {
     /**
+     * The country the target says the request came from (ISO 3166-1 alpha-2), when it names one.
+     */
+    exitCountry?: string;
+    /**
      * The address the target saw the request come from, when the target reports it (a URL that echoes the caller's address).
      */
     exitIp?: string;
     /**
-     * Why the check failed: `refused` (nothing listens, or a firewall said no), `timeout`, `closed` (the proxy closed the connection without answering), `credentials_rejected` (`407`, or SOCKS5's authentication failure), `target_unreachable` (the proxy could not reach the target), `target_status` (the target answered 400 or more), `protocol_error` or `unsupported_protocol`.
+     * Why the check failed: `refused` (nothing listens, or a firewall said no), `timeout`, `closed` (the proxy closed the connection without answering), `credentials_rejected` (`407` or `401`, or SOCKS5's authentication failure), `target_unreachable` (the proxy could not reach the target), `target_status` (the target answered 400 or more), `wrong_country` (the target named a country other than the proxy's), `protocol_error` (the proxy speaks another protocol than its record's) or `unsupported_protocol`.
      */
     failure?: string;
     /**
-     * True when the target answered through the proxy with a status below 400.
+     * True when the target answered through the proxy with a status below 400, and from the proxy's country when the target names one.
      */
     healthy: boolean;
     /**

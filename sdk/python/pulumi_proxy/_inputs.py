@@ -29,7 +29,7 @@ if not MYPY:
         """
         target: pulumi.Input[builtins.str]
         """
-        The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`.
+        The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`; one that names the caller's country too (`{"ip": ..., "country": "US"}`, `countryCode`, `country_code`) holds each proxy to the country it was sold for.
         """
         concurrency: NotRequired[pulumi.Input[builtins.int]]
         """
@@ -55,7 +55,7 @@ class HealthCheckArgs:
                  timeout: Optional[pulumi.Input[builtins.str]] = None):
         """
         How a resource checks its proxies through themselves (docs/checking-proxies.md).
-        :param pulumi.Input[builtins.str] target: The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`.
+        :param pulumi.Input[builtins.str] target: The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`; one that names the caller's country too (`{"ip": ..., "country": "US"}`, `countryCode`, `country_code`) holds each proxy to the country it was sold for.
         :param pulumi.Input[builtins.int] concurrency: The most proxies checked at once, 1 to 500. Defaults to 50.
         :param pulumi.Input[builtins.str] min_healthy: The fewest proxies that must answer: a count such as `17`, or a share of the proxies such as `85%`. Below it, create and update fail naming the proxies that did not answer, and keep every order in the state. Unset: the check is reported and fails nothing.
         :param pulumi.Input[builtins.str] timeout: The most one proxy's check takes, connection to answer, such as `10s` (1s to 5m). Defaults to `10s`.
@@ -72,7 +72,7 @@ class HealthCheckArgs:
     @pulumi.getter
     def target(self) -> pulumi.Input[builtins.str]:
         """
-        The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`.
+        The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`; one that names the caller's country too (`{"ip": ..., "country": "US"}`, `countryCode`, `country_code`) holds each proxy to the country it was sold for.
         """
         return pulumi.get(self, "target")
 

@@ -114,7 +114,7 @@ def get_proxy_health(concurrency: Optional[builtins.int] = None,
     :param builtins.str expires_before: Only proxies that expire before this time (RFC 3339, such as `2026-12-01T00:00:00Z`); proxies with no known expiry are left out. Filtered by the provider: the API has no such query.
     :param builtins.str order_id: Only proxies provisioned by this order.
     :param Sequence[builtins.str] order_ids: Only the proxies of these orders: an order's `orderId`, or every `orderId` of a fleet's `members`.
-    :param builtins.str target: The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`.
+    :param builtins.str target: The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`; one that names the caller's country too (`{"ip": ..., "country": "US"}`, `countryCode`, `country_code`) holds each proxy to the country it was sold for.
     :param builtins.str timeout: The most one proxy's check takes, connection to answer, such as `10s` (1s to 5m). Defaults to `10s`.
     :param builtins.str type: Only proxies of this type; several types separated by commas (the dynamic provider's functions also take a list).
     """
@@ -154,7 +154,7 @@ def get_proxy_health_output(concurrency: Optional[pulumi.Input[Optional[builtins
     :param builtins.str expires_before: Only proxies that expire before this time (RFC 3339, such as `2026-12-01T00:00:00Z`); proxies with no known expiry are left out. Filtered by the provider: the API has no such query.
     :param builtins.str order_id: Only proxies provisioned by this order.
     :param Sequence[builtins.str] order_ids: Only the proxies of these orders: an order's `orderId`, or every `orderId` of a fleet's `members`.
-    :param builtins.str target: The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`.
+    :param builtins.str target: The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`; one that names the caller's country too (`{"ip": ..., "country": "US"}`, `countryCode`, `country_code`) holds each proxy to the country it was sold for.
     :param builtins.str timeout: The most one proxy's check takes, connection to answer, such as `10s` (1s to 5m). Defaults to `10s`.
     :param builtins.str type: Only proxies of this type; several types separated by commas (the dynamic provider's functions also take a list).
     """

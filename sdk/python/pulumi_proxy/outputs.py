@@ -337,7 +337,7 @@ class HealthCheck(dict):
                  timeout: Optional[builtins.str] = None):
         """
         How a resource checks its proxies through themselves (docs/checking-proxies.md).
-        :param builtins.str target: The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`.
+        :param builtins.str target: The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`; one that names the caller's country too (`{"ip": ..., "country": "US"}`, `countryCode`, `country_code`) holds each proxy to the country it was sold for.
         :param builtins.int concurrency: The most proxies checked at once, 1 to 500. Defaults to 50.
         :param builtins.str min_healthy: The fewest proxies that must answer: a count such as `17`, or a share of the proxies such as `85%`. Below it, create and update fail naming the proxies that did not answer, and keep every order in the state. Unset: the check is reported and fails nothing.
         :param builtins.str timeout: The most one proxy's check takes, connection to answer, such as `10s` (1s to 5m). Defaults to `10s`.
@@ -354,7 +354,7 @@ class HealthCheck(dict):
     @pulumi.getter
     def target(self) -> builtins.str:
         """
-        The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`.
+        The URL requested through each proxy, `http://` or `https://`. One that answers with the caller's address (as JSON `{"ip": ...}` or the bare address) also gives each proxy's `exitIp`; one that names the caller's country too (`{"ip": ..., "country": "US"}`, `countryCode`, `country_code`) holds each proxy to the country it was sold for.
         """
         return pulumi.get(self, "target")
 
@@ -531,7 +531,9 @@ class ProxyHealth(dict):
     @staticmethod
     def __key_warning(key: str):
         suggest = None
-        if key == "exitIp":
+        if key == "exitCountry":
+            suggest = "exit_country"
+        elif key == "exitIp":
             suggest = "exit_ip"
         elif key == "latencyMs":
             suggest = "latency_ms"
@@ -555,6 +557,7 @@ class ProxyHealth(dict):
                  healthy: builtins.bool,
                  ip: builtins.str,
                  port: builtins.int,
+                 exit_country: Optional[builtins.str] = None,
                  exit_ip: Optional[builtins.str] = None,
                  failure: Optional[builtins.str] = None,
                  id: Optional[builtins.str] = None,
@@ -564,11 +567,12 @@ class ProxyHealth(dict):
                  target_status: Optional[builtins.int] = None):
         """
         One proxy's check through itself: whether the target answered through it, how fast, and from which address. Never holds a credential.
-        :param builtins.bool healthy: True when the target answered through the proxy with a status below 400.
+        :param builtins.bool healthy: True when the target answered through the proxy with a status below 400, and from the proxy's country when the target names one.
         :param builtins.str ip: Address of the proxy.
         :param builtins.int port: Port of the proxy.
+        :param builtins.str exit_country: The country the target says the request came from (ISO 3166-1 alpha-2), when it names one.
         :param builtins.str exit_ip: The address the target saw the request come from, when the target reports it (a URL that echoes the caller's address).
-        :param builtins.str failure: Why the check failed: `refused` (nothing listens, or a firewall said no), `timeout`, `closed` (the proxy closed the connection without answering), `credentials_rejected` (`407`, or SOCKS5's authentication failure), `target_unreachable` (the proxy could not reach the target), `target_status` (the target answered 400 or more), `protocol_error` or `unsupported_protocol`.
+        :param builtins.str failure: Why the check failed: `refused` (nothing listens, or a firewall said no), `timeout`, `closed` (the proxy closed the connection without answering), `credentials_rejected` (`407` or `401`, or SOCKS5's authentication failure), `target_unreachable` (the proxy could not reach the target), `target_status` (the target answered 400 or more), `wrong_country` (the target named a country other than the proxy's), `protocol_error` (the proxy speaks another protocol than its record's) or `unsupported_protocol`.
         :param builtins.str id: Id of the proxy, when the API gave one.
         :param builtins.int latency_ms: Milliseconds from the start of the check (the connection to the proxy) to the target's answer; absent when it did not answer.
         :param builtins.str message: What happened, for people.
@@ -578,6 +582,8 @@ class ProxyHealth(dict):
         pulumi.set(__self__, "healthy", healthy)
         pulumi.set(__self__, "ip", ip)
         pulumi.set(__self__, "port", port)
+        if exit_country is not None:
+            pulumi.set(__self__, "exit_country", exit_country)
         if exit_ip is not None:
             pulumi.set(__self__, "exit_ip", exit_ip)
         if failure is not None:
@@ -597,7 +603,7 @@ class ProxyHealth(dict):
     @pulumi.getter
     def healthy(self) -> builtins.bool:
         """
-        True when the target answered through the proxy with a status below 400.
+        True when the target answered through the proxy with a status below 400, and from the proxy's country when the target names one.
         """
         return pulumi.get(self, "healthy")
 
@@ -618,6 +624,14 @@ class ProxyHealth(dict):
         return pulumi.get(self, "port")
 
     @property
+    @pulumi.getter(name="exitCountry")
+    def exit_country(self) -> Optional[builtins.str]:
+        """
+        The country the target says the request came from (ISO 3166-1 alpha-2), when it names one.
+        """
+        return pulumi.get(self, "exit_country")
+
+    @property
     @pulumi.getter(name="exitIp")
     def exit_ip(self) -> Optional[builtins.str]:
         """
@@ -629,7 +643,7 @@ class ProxyHealth(dict):
     @pulumi.getter
     def failure(self) -> Optional[builtins.str]:
         """
-        Why the check failed: `refused` (nothing listens, or a firewall said no), `timeout`, `closed` (the proxy closed the connection without answering), `credentials_rejected` (`407`, or SOCKS5's authentication failure), `target_unreachable` (the proxy could not reach the target), `target_status` (the target answered 400 or more), `protocol_error` or `unsupported_protocol`.
+        Why the check failed: `refused` (nothing listens, or a firewall said no), `timeout`, `closed` (the proxy closed the connection without answering), `credentials_rejected` (`407` or `401`, or SOCKS5's authentication failure), `target_unreachable` (the proxy could not reach the target), `target_status` (the target answered 400 or more), `wrong_country` (the target named a country other than the proxy's), `protocol_error` (the proxy speaks another protocol than its record's) or `unsupported_protocol`.
         """
         return pulumi.get(self, "failure")
 
