@@ -7,7 +7,8 @@
 // 3 to 3.5 s of engine start and 1 s of engine end; figures to compare pacing designs, not to quote as the bench's.
 //
 // `node bench/stacks-sim.mjs` after `npm run build`. SIM_CASES: K:N:R:T cases as BENCH_STACKS takes them, with
-// `:on-429`, `:never`, `:late=<s>`, `:latency=<ms>`, `:window=<s>`, `:no-estimates`, and `:share=<percent>` (each stack
+// `:on-429`, `:never`, `:late=<s>`, `:latency=<ms>`, `:window=<s>` (with `:from-first`, windows as express-rate-limit
+// counts them, each beginning with the first request after the last ended), `:no-estimates`, and `:share=<percent>` (each stack
 // capped at that share, beside an application sending the rest of the key's rate steadily, as BENCH_SHARE_CASES does;
 // with `:no-app`, the stacks alone, each given its share of the key); SIM_SEEDS (default 1,7,13) vary the latency's
 // jitter; `:form=<form>` states the hints in another form (contract/rate-limit.ts).
@@ -77,10 +78,34 @@ function waitLikeTheProvider(clock, times, started, readyAt, read) {
   return waitForOrder({ client, orderId: "ord", deadline: started + 3_600_000, lastSeen: { id: "ord", planId: "p", status: "pending" }, provisioning: times });
 }
 
+/**
+ * express-rate-limit's memory store (8.x), on the virtual clock: a window of `windowSeconds` begins with the first
+ * request after the last one ended (not on a grid), and holds `r × windowSeconds` requests. Decisions as the sandbox's
+ * RateLimiter gives them.
+ */
+function expressWindow(r, windowSeconds, now) {
+  const windowMs = windowSeconds * 1000;
+  const limit = Math.max(1, Math.floor(r * windowSeconds));
+  let resetAt = Number.NEGATIVE_INFINITY;
+  let hits = 0;
+  return {
+    take() {
+      if (resetAt <= now()) {
+        resetAt = now() + windowMs;
+        hits = 0;
+      }
+      hits += 1;
+      const allowed = hits <= limit;
+      const quota = { limit, remaining: Math.max(0, limit - hits), resetAt, windowSeconds };
+      return { allowed, quota, retryAfterSeconds: Math.max(1, Math.ceil((resetAt - now()) / 1000)) };
+    },
+  };
+}
+
 /** One case: K stacks of N orders on a key of R requests a second. */
-export async function simulateStacks({ k, n, r, t, hints = "always", form = "contract", lateMs = 0, latencyMs = 5, windowSeconds, estimates = true, share, app: withApp = true, seed = 1 }) {
+export async function simulateStacks({ k, n, r, t, hints = "always", form = "contract", lateMs = 0, latencyMs = 5, windowSeconds, fromFirst = false, estimates = true, share, app: withApp = true, seed = 1 }) {
   const clock = virtualClock();
-  const limiter = new RateLimiter({ requestsPerSecond: r, burst: r, windowSeconds }, clock.now);
+  const limiter = fromFirst ? expressWindow(r, windowSeconds ?? 1, clock.now) : new RateLimiter({ requestsPerSecond: r, burst: r, windowSeconds }, clock.now);
   let state = seed;
   const random = () => (state = (state * 16807) % 2147483647) / 2147483647;
   const refusals = [];
@@ -178,6 +203,7 @@ function parseCase(spec) {
     lateMs: Number(value("late") ?? 0) * 1000,
     latencyMs: Number(value("latency") ?? 5),
     windowSeconds: value("window") === undefined ? undefined : Number(value("window")),
+    fromFirst: flags.includes("from-first"),
     estimates: !flags.includes("no-estimates"),
     share: value("share") === undefined ? undefined : Number(value("share")) / 100,
     app: !flags.includes("no-app"),
