@@ -39,10 +39,15 @@ export async function probeProxy(proxy: ProxyToCheck, target: ProbeTarget, timeo
   const started = performance.now();
   const sockets: Socket[] = [];
   const stage: Stage = { during: "connecting" };
+  if (signal?.aborted) return { ...named, healthy: false, failure: "timeout", message: STOPPED };
   let fail = () => {};
-  const stop = new Promise<never>((_, reject) => (fail = () => reject(timedOut(timeoutMs, stage.during))));
+  let halt = () => {};
+  const stop = new Promise<never>((_, reject) => {
+    fail = () => reject(timedOut(timeoutMs, stage.during));
+    halt = () => reject(new ProbeFailure("timeout", STOPPED));
+  });
   const timer = setTimeout(fail, timeoutMs);
-  signal?.addEventListener("abort", fail);
+  signal?.addEventListener("abort", halt);
   // Whichever loses the race settles unheard.
   const work = exchange(proxy, target, sockets, stage, started);
   for (const promise of [stop, work]) promise.catch(() => undefined);
@@ -63,7 +68,7 @@ export async function probeProxy(proxy: ProxyToCheck, target: ProbeTarget, timeo
     return { ...named, healthy: false, failure: failure.kind, message: failure.message };
   } finally {
     clearTimeout(timer);
-    signal?.removeEventListener("abort", fail);
+    signal?.removeEventListener("abort", halt);
     for (const socket of sockets) socket.destroy();
   }
 }
@@ -81,6 +86,9 @@ function verdict(proxy: ProxyToCheck, answer: Answer): Pick<HealthResult, "failu
   }
   return undefined;
 }
+
+/** The message of a check its signal stopped: the caller's cancel, or its deadline. */
+const STOPPED = "the check was stopped before the proxy answered (cancelled, or out of time)";
 
 /** What the check is waiting for, for the message of a timeout. */
 interface Stage {

@@ -68,7 +68,7 @@ export interface HealthCheckOptions {
   timeoutMs?: number;
   /** The most proxies checked at once. @default 50 */
   concurrency?: number;
-  /** Stops the checks not yet finished (they count as `timeout`). */
+  /** Stops the checks not yet finished, and those not yet begun: they count as `timeout`, with a message that says so. */
   signal?: AbortSignal;
 }
 

@@ -34,7 +34,7 @@ import { listForOrders, unchangedInList } from "./listing";
 import { importNotFound, livesElsewhere, memberDropped, orderGone, untracked, untrackedButActive } from "./messages";
 import { foundAt, originOf, otherApi, witness, type ApiIdentity } from "./origin";
 import { ProviderCore, type ConfigureArgs, type OperationOptions, type ProviderOptions } from "./provider-core";
-import { checkResource, ordersWithFailures } from "./health";
+import { checkResource, ordersWithFailures, type CheckLimits } from "./health";
 import { PartialOrderError, partialProperties, type WithProvider } from "./pulumi-host";
 import { partialFleet, settleFleet, type MemberResult } from "./settle";
 import type { WaitProgress } from "./wait";
@@ -152,6 +152,7 @@ export class FleetProvider implements Omit<Engine, "read"> {
   /** Carries out the plan for `inputs` on the stored fleet (none for a create); the new outputs, or a partial error. */
   private async reconcile(id: string, inputs: WithProvider<FleetInputs>, olds: FleetOutputs | undefined, operation: OperationOptions) {
     const { log } = this.core;
+    const limits = this.core.checkLimits(inputs, operation);
     const { api } = this.core.account();
     const elsewhere = olds ? this.warnElsewhere(id, olds, api, "update") : new Set<string>();
     const plan = planFleet(olds?.members ?? [], inputs, this.core.clock.now(), elsewhere, ordersWithFailures(olds?.health));
@@ -165,7 +166,7 @@ export class FleetProvider implements Omit<Engine, "read"> {
     for (const line of settled.said) log.info(line);
     const unchecked = toFleetOutputs(inputs, settled.members, settled.retiring, known);
     if (settled.problems.length > 0) throw partialFleet(id, settled.problems, inputs.orders, unchecked, inputs);
-    const { outs, shortfall } = await this.withHealth(id, unchecked, inputs);
+    const { outs, shortfall } = await this.withHealth(id, unchecked, inputs, limits);
     if (shortfall) throw new PartialOrderError(shortfall, id, partialProperties(outs, inputs));
     return outs;
   }
@@ -175,13 +176,13 @@ export class FleetProvider implements Omit<Engine, "read"> {
    * what falls short of `minHealthy` (health.ts); without it, no `health`. Orders being renewed (`retiring`) are on
    * their way out: they are not checked.
    */
-  private async withHealth(id: string, outs: FleetOutputs, inputs: FleetInputs): Promise<{ outs: FleetOutputs; shortfall?: string }> {
+  private async withHealth(id: string, outs: FleetOutputs, inputs: FleetInputs, limits?: CheckLimits): Promise<{ outs: FleetOutputs; shortfall?: string }> {
     if (!inputs.healthCheck) return { outs: { ...outs, health: null } };
     const active = new Set(outs.members.filter((m) => m.status === "active").map((m) => m.orderId));
     const proxies = outs.proxies.filter((p) => active.has(p.orderId));
     if (proxies.length === 0) return { outs };
     const credentials = outs.credentials.filter((c) => active.has(c.orderId));
-    const { health, shortfall } = await checkResource(this.core.log, `fleet ${id} (plan ${inputs.planId})`, { proxies, credentials }, inputs.healthCheck);
+    const { health, shortfall } = await checkResource(this.core.log, `fleet ${id} (plan ${inputs.planId})`, { proxies, credentials }, inputs.healthCheck, undefined, limits);
     return { outs: { ...outs, health }, ...(shortfall ? { shortfall } : {}) };
   }
 

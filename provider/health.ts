@@ -6,6 +6,7 @@
  * fails as a partial one, with every order in the state. A refresh records and warns; the update the next diff then
  * plans checks again, and fails if the proxies still do not answer.
  */
+import type { Clock } from "../client/clock";
 import { checkProxies, DEFAULT_HEALTH_CHECK, probeTarget, type HealthReport, type HealthResult, type ProxyToCheck } from "../health";
 import { formatDuration, parseDuration } from "./duration";
 import { healthBelowMinimum, healthChecked } from "./messages";
@@ -114,15 +115,52 @@ export interface HeldProxies {
   credentials: ReadonlyArray<{ username?: string; password?: string }>;
 }
 
+/**
+ * What may cut a create's or an update's check short: the engine's cancel (a plugin's `Cancel`) and the operation's
+ * deadline (`readyTimeout`, or a plugin's `customTimeouts`), which the check's time counts within. Proxies not
+ * checked by then fail as `timeout`, so the verdict is a partial: every order stays in the state.
+ */
+export interface CheckLimits {
+  signal?: AbortSignal;
+  /** Epoch milliseconds on `clock`. */
+  deadline: number;
+  clock: Pick<Clock, "now">;
+}
+
+/**
+ * A signal that aborts with the limits' signal, or once what is left of their deadline has passed; `release` ends its
+ * wait. What is left is read on the limits' clock, and passes in real time, as the check's sockets do.
+ */
+function limitSignal(limits: CheckLimits): { signal: AbortSignal; release(): void } {
+  const stopper = new AbortController();
+  const stop = () => stopper.abort();
+  if (limits.signal?.aborted) stop();
+  limits.signal?.addEventListener("abort", stop, { once: true });
+  const timer = setTimeout(stop, Math.max(0, limits.deadline - limits.clock.now()));
+  timer.unref();
+  return {
+    signal: stopper.signal,
+    release: () => {
+      clearTimeout(timer);
+      limits.signal?.removeEventListener("abort", stop);
+    },
+  };
+}
+
 /** Checks the proxies (each with its credentials) and gives the report as the `health` output. */
-export async function checkHeld(held: HeldProxies, settings: HealthSettings, orderId?: string): Promise<HealthOutput> {
+export async function checkHeld(held: HeldProxies, settings: HealthSettings, orderId?: string, limits?: CheckLimits): Promise<HealthOutput> {
   const proxies: ProxyToCheck[] = held.proxies.map((proxy, i) => ({
     ...proxy,
     ...(orderId && !proxy.orderId ? { orderId } : {}),
     username: held.credentials[i]?.username,
     password: held.credentials[i]?.password,
   }));
-  return checkProxies(proxies, { target: settings.target, timeoutMs: settings.timeoutMs, concurrency: settings.concurrency });
+  const limit = limits && limitSignal(limits);
+  try {
+    return await checkProxies(proxies, { target: settings.target, timeoutMs: settings.timeoutMs, concurrency: settings.concurrency, signal: limit?.signal });
+  } finally {
+    limit?.release();
+  }
 }
 
 /** How many proxies of `total` must answer; 0 without `minHealthy`. */
@@ -158,9 +196,10 @@ export async function checkResource(
   held: HeldProxies,
   healthCheck: HealthCheckInput,
   orderId?: string,
+  limits?: CheckLimits,
 ): Promise<HealthVerdict> {
   const settings = healthSettings(healthCheck);
-  const health = await checkHeld(held, settings, orderId);
+  const health = await checkHeld(held, settings, orderId, limits);
   if (health.healthy < health.total) log.warn(healthChecked(what, health));
   else log.info(healthChecked(what, health));
   if (meetsMinimum(health, settings)) return { health };

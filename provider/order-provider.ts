@@ -33,7 +33,7 @@ import { planOrderChange } from "./order-plan";
 import { inputsOf, toOutputs, withInputs, type OrderInputs, type OrderOutputs } from "./order-state";
 import { ProviderCore, type ConfigureArgs, type OperationOptions, type ProviderOptions } from "./provider-core";
 import { PartialOrderError, partialProperties, UNKNOWN, type WithProvider } from "./pulumi-host";
-import { checkResource } from "./health";
+import { checkResource, type CheckLimits } from "./health";
 import { assessExpiry, expiryMessage } from "./renewal";
 import { settleOrder } from "./settle";
 
@@ -100,8 +100,9 @@ export class OrderProvider implements Omit<Engine, "read"> {
   /** Buys the plan (once, by idempotency key), or adopts an existing order, and waits unless told not to. */
   async create(inputs: WithProvider<OrderInputs>, operation: OperationOptions = {}) {
     const account = this.core.account();
+    const limits = this.core.checkLimits(inputs, operation);
     const created = inputs.adoptOrderId ? await this.adopt(account, inputs, inputs.adoptOrderId, operation) : await this.buy(account, inputs, operation);
-    return { id: created.id, outs: await this.withHealth(created.outs, inputs, true) };
+    return { id: created.id, outs: await this.withHealth(created.outs, inputs, true, limits) };
   }
 
   /**
@@ -161,7 +162,8 @@ export class OrderProvider implements Omit<Engine, "read"> {
 
   /** Changes no purchase: resumes waiting for an order recorded before it was ready, else records the new inputs. */
   async update(id: string, olds: OrderOutputs, news: WithProvider<OrderInputs>, operation: OperationOptions = {}): Promise<{ outs: OrderOutputs }> {
-    return { outs: await this.withHealth(await this.updated(id, olds, news, operation), news, true) };
+    const limits = this.core.checkLimits(news, operation);
+    return { outs: await this.withHealth(await this.updated(id, olds, news, operation), news, true, limits) };
   }
 
   private async updated(id: string, olds: OrderOutputs, news: WithProvider<OrderInputs>, operation: OperationOptions): Promise<OrderOutputs> {
@@ -187,10 +189,10 @@ export class OrderProvider implements Omit<Engine, "read"> {
    * `minHealthy`, when `gate` (create and update), a partial error that keeps the order in the state (health.ts).
    * Without it, no `health`.
    */
-  private async withHealth(outs: OrderOutputs, inputs: WithProvider<OrderInputs>, gate: boolean): Promise<OrderOutputs> {
+  private async withHealth(outs: OrderOutputs, inputs: WithProvider<OrderInputs>, gate: boolean, limits?: CheckLimits): Promise<OrderOutputs> {
     if (!inputs.healthCheck) return { ...outs, health: null };
     if (outs.status !== "active" || (outs.proxies ?? []).length === 0) return outs;
-    const { health, shortfall } = await checkResource(this.core.log, describeOrder(outs), outs, inputs.healthCheck, outs.orderId);
+    const { health, shortfall } = await checkResource(this.core.log, describeOrder(outs), outs, inputs.healthCheck, outs.orderId, limits);
     const checked = { ...outs, health };
     if (gate && shortfall) throw new PartialOrderError(shortfall, outs.orderId, partialProperties(checked, inputs));
     return checked;

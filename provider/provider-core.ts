@@ -10,6 +10,7 @@ import { processAccounts, type Account, type Accounts } from "./account";
 import { ConfigurationError, resolveSettings, type ConfigLookup } from "./config";
 import { formatDuration, parseDuration } from "./duration";
 import { checkFields, withDefaults, type ResourceSpec } from "./fields";
+import type { CheckLimits } from "./health";
 import { createPurchaseFlow, type PurchaseFlow } from "./purchase";
 import { UNKNOWN } from "./pulumi-host";
 import type { ProviderLog } from "./rate-limit-report";
@@ -129,6 +130,11 @@ export class ProviderCore {
   /** When an operation must end: the deadline of a purchase's turn under the rate limit and of the wait. */
   deadlineOf(inputs: { readyTimeout: string }, operation: OperationOptions): number {
     return this.clock.now() + (operation.timeoutMs ?? parseDuration(inputs.readyTimeout) ?? 0);
+  }
+
+  /** What cuts an operation's health check short: the engine's cancel and the operation's deadline (health.ts). */
+  checkLimits(inputs: { readyTimeout: string }, operation: OperationOptions): CheckLimits {
+    return { signal: operation.signal, deadline: this.deadlineOf(inputs, operation), clock: this.clock };
   }
 
   /** A 401 or 403 during refresh says which configuration a refresh uses. */

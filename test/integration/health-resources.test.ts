@@ -93,6 +93,37 @@ describe("a ProxyOrder with healthCheck", () => {
     expect((await order.diff(id, after, inputs)).changes).toBe(false);
   });
 
+  it("the engine's cancel stops a check under way: a partial that keeps the order, each unanswered proxy stopped", async () => {
+    const { order } = providers();
+    // Slow proxies answer 3 s late, well within the check's timeout: only the cancel can fail them.
+    const inputs = orderInputs({ healthCheck: { target: echo(), timeout: "60s", minHealthy: "100%" } });
+    const { id, outs } = await order.create(orderInputs({ idempotencyKey: inputs.idempotencyKey }));
+    for (const p of outs.proxies) await sandbox.current.proxies?.setCondition(p.id ?? "", "slow");
+    const cancel = new AbortController();
+    const update = order.update(id, outs, inputs, { signal: cancel.signal });
+    setTimeout(() => cancel.abort(), 200);
+    const error = await failure(update);
+    expect(error.id).toBe(id);
+    const kept = error.properties as unknown as OrderOutputs;
+    expect(kept).toMatchObject({ orderId: id, status: "active", health: { healthy: 0, total: 5 } });
+    expect(kept.health?.results.map((r) => [r.failure, r.message])).toEqual(
+      outs.proxies.map(() => ["timeout", "the check was stopped before the proxy answered (cancelled, or out of time)"]),
+    );
+    expect(error.message).toMatch(/Every order is kept in the state/);
+  });
+
+  it("a check counts within the operation's deadline: out of time, it stops as a cancel does", async () => {
+    const { order } = providers();
+    const inputs = orderInputs({ healthCheck: { target: echo(), timeout: "60s", minHealthy: "1" } });
+    const { id, outs } = await order.create(orderInputs({ idempotencyKey: inputs.idempotencyKey }));
+    for (const p of outs.proxies) await sandbox.current.proxies?.setCondition(p.id ?? "", "slow");
+    // A plugin's customTimeouts (or readyTimeout) of 300 ms for the whole update: the slow proxies answer after 3 s.
+    const error = await failure(order.update(id, outs, inputs, { timeoutMs: 300 }));
+    const kept = error.properties as unknown as OrderOutputs;
+    expect(kept.health).toMatchObject({ healthy: 0, total: 5 });
+    expect(new Set(kept.health?.results.map((r) => r.message))).toEqual(new Set(["the check was stopped before the proxy answered (cancelled, or out of time)"]));
+  });
+
   it("a refresh records what it finds and warns, without failing; the update the diff then plans fails", async () => {
     const { order, lines } = providers();
     const inputs = orderInputs({ healthCheck: { target: echo(), minHealthy: "100%" } });
