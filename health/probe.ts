@@ -4,7 +4,7 @@
  */
 import { isIP, type Socket } from "node:net";
 import { connect as connectTls } from "node:tls";
-import { connectTo } from "./connection";
+import { CheckSockets, connectTo } from "./connection";
 import { exitOf, type Exit } from "./exit";
 import { ProbeFailure, socketFailure } from "./failure";
 import { SocketReader } from "./reader";
@@ -37,7 +37,7 @@ export function probeTarget(target: string): ProbeTarget {
 export async function probeProxy(proxy: ProxyToCheck, target: ProbeTarget, timeoutMs: number, signal?: AbortSignal): Promise<HealthResult> {
   const named = { ip: proxy.ip, port: proxy.port, ...(proxy.id ? { id: proxy.id } : {}), ...(proxy.orderId ? { orderId: proxy.orderId } : {}) };
   const started = performance.now();
-  const sockets: Socket[] = [];
+  const sockets = new CheckSockets();
   const stage: Stage = { during: "connecting" };
   if (signal?.aborted) return { ...named, healthy: false, failure: "timeout", message: STOPPED };
   let fail = () => {};
@@ -69,7 +69,7 @@ export async function probeProxy(proxy: ProxyToCheck, target: ProbeTarget, timeo
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener("abort", halt);
-    for (const socket of sockets) socket.destroy();
+    sockets.destroyAll();
   }
 }
 
@@ -111,7 +111,7 @@ interface Answer {
   exit: Exit;
 }
 
-async function exchange(proxy: ProxyToCheck, target: ProbeTarget, sockets: Socket[], stage: Stage, started: number): Promise<Answer> {
+async function exchange(proxy: ProxyToCheck, target: ProbeTarget, sockets: CheckSockets, stage: Stage, started: number): Promise<Answer> {
   const socket = await connectTo(proxy, sockets);
   const tunnelReader = new SocketReader(socket, stage);
   await tunnelThrough(proxy, target, tunnelReader, socket, sockets);
@@ -122,7 +122,7 @@ async function exchange(proxy: ProxyToCheck, target: ProbeTarget, sockets: Socke
     stage.during = "TLS with the target";
     // `host` is what the certificate is checked against (Node checks "localhost" without it); SNI takes names only.
     const tls = connectTls({ socket, host: target.host, servername: isIP(target.host) ? undefined : target.host, ALPNProtocols: ["http/1.1"] });
-    sockets.push(tls);
+    sockets.add(tls);
     await new Promise<void>((resolve, reject) => {
       tls.once("secureConnect", resolve);
       tls.once("error", (error) => reject(new ProbeFailure("target_unreachable", `TLS with the target failed: ${(error as { code?: string }).code ?? error.message}`)));
@@ -139,7 +139,7 @@ async function exchange(proxy: ProxyToCheck, target: ProbeTarget, sockets: Socke
  * protocol, the record's protocol is wrong; if an HTTP proxy answers CONNECT without credentials, it read the request
  * and got past the credentials, so it closed because it could not reach the target.
  */
-async function tunnelThrough(proxy: ProxyToCheck, target: ProbeTarget, reader: SocketReader, socket: Socket, sockets: Socket[]): Promise<void> {
+async function tunnelThrough(proxy: ProxyToCheck, target: ProbeTarget, reader: SocketReader, socket: Socket, sockets: CheckSockets): Promise<void> {
   const silent = httpBehindSilentGreeting(proxy, target, reader, sockets);
   try {
     await Promise.race([openTunnel(proxy, target, reader, (bytes) => socket.write(bytes)), silent.found]);
@@ -167,7 +167,7 @@ const GREETING_GRACE_MS = 1_000;
  * ncat). A greeting unanswered after {@link GREETING_GRACE_MS} has the proxy asked in HTTP: `found` rejects with a
  * protocol error if it answers, and never settles otherwise.
  */
-function httpBehindSilentGreeting(proxy: ProxyToCheck, target: ProbeTarget, reader: SocketReader, sockets: Socket[]) {
+function httpBehindSilentGreeting(proxy: ProxyToCheck, target: ProbeTarget, reader: SocketReader, sockets: CheckSockets) {
   let timer: NodeJS.Timeout | undefined;
   const found = new Promise<never>((_, reject) => {
     if ((proxy.protocol ?? "").toLowerCase() !== "socks5") return;

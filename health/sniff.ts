@@ -3,8 +3,7 @@
  * without credentials, and told by the first bytes of its answer. A SOCKS5 server closes so at an HTTP request
  * (pproxy, Dante), pproxy's HTTP server at a SOCKS5 greeting, and pproxy's HTTP server at a CONNECT it cannot carry out.
  */
-import type { Socket } from "node:net";
-import { connectTo } from "./connection";
+import { connectTo, type CheckSockets } from "./connection";
 import { SocketReader } from "./reader";
 import { authorityOf, type TunnelTarget } from "./tunnel";
 import type { ProxyToCheck } from "./types";
@@ -17,7 +16,7 @@ export type ProxyProtocol = "http" | "socks5";
  * username/password (any SOCKS5 server answers it, even to refuse both), or a CONNECT to the target without credentials
  * (answered `407` by a proxy that requires them). False when it does not, or cannot be reached again.
  */
-export async function answersIn(protocol: ProxyProtocol, proxy: ProxyToCheck, target: TunnelTarget, sockets: Socket[]): Promise<boolean> {
+export async function answersIn(protocol: ProxyProtocol, proxy: ProxyToCheck, target: TunnelTarget, sockets: CheckSockets): Promise<boolean> {
   try {
     const socket = await connectTo(proxy, sockets);
     const reader = new SocketReader(socket, { during: `asking in ${protocol}` });
