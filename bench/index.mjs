@@ -6,7 +6,8 @@
 // BENCH_REPEATS (default 3) sets the runs per engine figure (the median is kept); BENCH_SKIP_ENGINE=1 skips the
 // Pulumi CLI parts, which take many minutes; BENCH_ENGINE_SIZES (default "1,10,50") sets the engine part's values of
 // N; BENCH_FLEET_CASES (default in fleet.mjs) the fleet part's N:P:R:T; BENCH_FLEET_RESOURCE_CASES (default in
-// fleet-resource.mjs) the ProxyFleet part's N:R:T, BENCH_STACKS its K stacks on one key, BENCH_SHARE_CASES its fleet
+// fleet-resource.mjs) the ProxyFleet part's N:R:T, BENCH_STACKS its K stacks on one key, BENCH_LIMITER_CASES (default in
+// limiter-stacks.mjs) its K stacks behind express-rate-limit, BENCH_SHARE_CASES its fleet
 // beside an application; BENCH_SHARED_ACCOUNT (default in shared-account.mjs) the shared account's refresh;
 // BENCH_API=real makes the sandbox unkind in every case (api-shape.mjs). BENCH_ONLY=main, BENCH_ONLY=fleet,
 // BENCH_ONLY=fleet-resource or BENCH_ONLY=health runs that part alone and rewrites only its table in
@@ -141,6 +142,8 @@ if (process.env.BENCH_SKIP_ENGINE !== "1" && (!only || only === "fleet-resource"
     env.BENCH_SHARE_CASES ?? DEFAULT_SHARE_CASES,
   );
   for (const figure of figures) row(...figure);
+  const { limiterStackFigures, DEFAULT_LIMITER_CASES } = await import("./limiter-stacks.mjs");
+  for (const figure of await limiterStackFigures(root, startSandbox, env.BENCH_LIMITER_CASES ?? DEFAULT_LIMITER_CASES)) row(...figure);
 }
 
 // 7. Health checks of 1,000 proxies through themselves, against the floor their answers set (no CLI: always run).

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { anyBreaking, checkApi, nothingChecked, type Finding } from "../../check/assumptions";
 import { runCheckCommand } from "../../check/cli";
 import { startDeviantApi, type DeviantApi, type Deviation } from "../helpers/deviant-api";
-import { startLimiterFront, type LimiterMode } from "../helpers/limiter-front";
+import { startLimiterFront, type LimiterMode } from "../../scripts/lib/limiter-front.mjs";
 import { REPO_ROOT } from "../helpers/pulumi";
 import { sandboxClock, useSandbox } from "../helpers/sandbox";
 import { startSandbox, type SandboxOptions } from "../../sandbox";

@@ -1,5 +1,5 @@
 /**
- * The pacing behind a rate limiter nobody here wrote: express-rate-limit (test/helpers/limiter-front.ts), a fixed
+ * The pacing behind a rate limiter nobody here wrote: express-rate-limit (scripts/lib/limiter-front.mjs), a fixed
  * window per key, in front of a sandbox with no limit of its own, in each of the library's four header modes. Several
  * fleets share the key, each with a budget of its own as each `pulumi up` has: every order is bought once, and the
  * hints the library sends keep the refusals few.
@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Accounts } from "../../provider/account";
 import { createFleetProvider } from "../../provider/fleet-provider";
 import { fleetInputs } from "../helpers/inputs";
-import { startLimiterFront, type LimiterFront, type LimiterMode } from "../helpers/limiter-front";
+import { startLimiterFront, type LimiterFront, type LimiterMode } from "../../scripts/lib/limiter-front.mjs";
 import { useSandbox } from "../helpers/sandbox";
 
 const sandbox = useSandbox({ rateLimit: false, provisioningMs: 0 });
