@@ -121,7 +121,7 @@ async function socks5Connect(proxy: ProxyToCheck, target: TunnelTarget, reader: 
   else if (method !== 0) throw new ProbeFailure("protocol_error", `the proxy chose a SOCKS5 method it was not offered (${method})`);
   write(Buffer.concat([Buffer.from([5, 1, 0]), socksAddress(target.host), Buffer.from([target.port >> 8, target.port & 0xff])]));
   reader.during = "the SOCKS5 connect";
-  const [replyVersion, reply, , type] = await reader.bytes(4);
+  const [replyVersion, reply, , type] = await socksReply(reader);
   if (replyVersion !== 5) throw new ProbeFailure("protocol_error", "the proxy's SOCKS5 reply is not SOCKS5");
   if (reply !== 0) {
     const why = UNREACHABLE_REPLIES[reply ?? -1];
@@ -130,6 +130,23 @@ async function socks5Connect(proxy: ProxyToCheck, target: TunnelTarget, reader: 
   const addressLength = type === 1 ? 4 : type === 4 ? 16 : type === 3 ? ((await reader.bytes(1))[0] ?? 0) : -1;
   if (addressLength < 0) throw new ProbeFailure("protocol_error", "the proxy's SOCKS5 reply has an unknown address type");
   await reader.bytes(addressLength + 2);
+}
+
+/**
+ * The head of the reply to a SOCKS5 connect. Servers that fail cut it short: the npm socksv5 server sends the version
+ * and the reply code alone, then closes; one that closes without a byte, after accepting the credentials, could not
+ * reach the target either.
+ */
+async function socksReply(reader: SocketReader): Promise<Buffer> {
+  try {
+    return await reader.bytes(4);
+  } catch (error) {
+    if (!(error instanceof ProbeFailure && error.kind === "closed")) throw error;
+    const got = reader.pending();
+    if (got.length === 0) throw new ProbeFailure("target_unreachable", "the proxy closed the connection at the SOCKS5 connect without a reply: it could not reach the target");
+    if (got.length >= 2 && got[0] === 5 && got[1] !== 0) return Buffer.from([5, got[1]!, 0, 0]);
+    throw error;
+  }
 }
 
 /** The method the proxy chose; bytes that are not SOCKS5, or a close without a byte, say it speaks something else. */

@@ -1,7 +1,8 @@
 /**
  * Real proxy servers on loopback, each started with a configuration of the test's own and requiring a username and
- * password: tinyproxy, squid, ncat and pproxy for HTTP CONNECT; microsocks, Dante and pproxy for SOCKS5. They come from
- * Debian's packages and PyPI through scripts/ensure-proxies.
+ * password: tinyproxy, squid, ncat, pproxy, proxy.py and npm's `proxy` for HTTP CONNECT; microsocks, Dante, pproxy and
+ * npm's `socksv5` for SOCKS5. They come from Debian's packages and PyPI through scripts/ensure-proxies, and from npm as
+ * dev dependencies (test/fixtures/npm-proxy-server.mjs runs them).
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -66,7 +67,7 @@ interface Server {
   command(port: number, dir: string): { file: string; args: string[]; env?: NodeJS.ProcessEnv };
 }
 
-function servers(pproxyDir: string): Server[] {
+function servers(pythonDir: string): Server[] {
   const pproxy = (protocol: "http" | "socks5"): Server => ({
     name: `pproxy (${protocol})`,
     protocol,
@@ -74,8 +75,13 @@ function servers(pproxyDir: string): Server[] {
     command: (port) => ({
       file: "python3",
       args: ["-m", "pproxy", "--auth", "0", "-l", `${protocol}://127.0.0.1:${port}#${USER}:${PASSWORD}`],
-      env: { ...process.env, PYTHONPATH: pproxyDir },
+      env: { ...process.env, PYTHONPATH: pythonDir },
     }),
+  });
+  const npm = (protocol: "http" | "socks5", name: string): Server => ({
+    name,
+    protocol,
+    command: (port) => ({ file: process.execPath, args: [join(REPO_ROOT, "test", "fixtures", "npm-proxy-server.mjs"), protocol, String(port), USER, PASSWORD] }),
   });
   return [
     {
@@ -119,6 +125,16 @@ function servers(pproxyDir: string): Server[] {
     },
     pproxy("http"),
     {
+      name: "proxy.py",
+      protocol: "http",
+      command: (port) => ({
+        file: "python3",
+        args: ["-m", "proxy", "--hostname", "127.0.0.1", "--port", String(port), "--basic-auth", `${USER}:${PASSWORD}`, "--num-workers", "1", "--num-acceptors", "1", "--log-level", "WARNING"],
+        env: { ...process.env, PYTHONPATH: pythonDir },
+      }),
+    },
+    npm("http", "proxy (npm)"),
+    {
       name: "microsocks",
       protocol: "socks5",
       command: (port) => ({ file: "microsocks", args: ["-i", "127.0.0.1", "-p", String(port), "-u", USER, "-P", PASSWORD] }),
@@ -144,12 +160,13 @@ function servers(pproxyDir: string): Server[] {
       },
     },
     pproxy("socks5"),
+    npm("socks5", "socksv5 (npm)"),
   ];
 }
 
 /** Installs (when missing) and starts every server; each listens on a port of its own on 127.0.0.1. */
 export async function startRealProxies(): Promise<RealProxies> {
-  const pproxyDir = execFileSync(join(REPO_ROOT, "scripts", "ensure-proxies"), { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
+  const pythonDir = execFileSync(join(REPO_ROOT, "scripts", "ensure-proxies"), { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
   const dir = mkdtempSync(join(tmpdir(), "pulumi-proxy-real-proxies-"));
   // squid and tinyproxy drop to unprivileged users that read their files here.
   chmodSync(dir, 0o755);
@@ -169,7 +186,7 @@ export async function startRealProxies(): Promise<RealProxies> {
   };
   try {
     const proxies: RealProxy[] = [];
-    for (const server of servers(pproxyDir)) {
+    for (const server of servers(pythonDir)) {
       const port = await freePort();
       const { file, args, env } = server.command(port, dir);
       const child = spawn(file, args, { cwd: dir, env: env ?? process.env, stdio: "ignore", detached: true });

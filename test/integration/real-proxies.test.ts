@@ -1,6 +1,6 @@
 /**
- * The health check through proxy servers nobody here wrote (test/helpers/real-proxies.ts: tinyproxy, squid, ncat and
- * pproxy for HTTP CONNECT; microsocks, Dante and pproxy for SOCKS5), each requiring a username and password, in every
+ * The health check through proxy servers nobody here wrote (test/helpers/real-proxies.ts: tinyproxy, squid, ncat,
+ * pproxy, proxy.py and npm's proxy for HTTP CONNECT; microsocks, Dante, pproxy and npm's socksv5 for SOCKS5), each requiring a username and password, in every
  * case a user meets (and an exit in another country than sold, named by the echo target): each judged as RFC 9110, RFC 1928 and RFC 1929 mean it and as these servers answer it, with a
  * message whose advice fits.
  */
@@ -57,10 +57,10 @@ function casesOf(p: RealProxies["proxies"][number]) {
 }
 
 describe("the health check through real proxy servers", () => {
-  it("runs through at least three HTTP CONNECT and two SOCKS5 implementations", () => {
+  it("runs through six HTTP CONNECT and four SOCKS5 implementations", () => {
     const names = (protocol: string) => real?.proxies.filter((p) => p.protocol === protocol).map((p) => p.name);
-    expect(names("http")).toEqual(["tinyproxy", "squid", "ncat", "pproxy (http)"]);
-    expect(names("socks5")).toEqual(["microsocks", "Dante", "pproxy (socks5)"]);
+    expect(names("http")).toEqual(["tinyproxy", "squid", "ncat", "pproxy (http)", "proxy.py", "proxy (npm)"]);
+    expect(names("socks5")).toEqual(["microsocks", "Dante", "pproxy (socks5)", "socksv5 (npm)"]);
   });
 
   it("judges every case of every server as the RFCs and the server mean it, with advice that fits", async () => {
