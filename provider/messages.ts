@@ -187,9 +187,14 @@ export function livesElsewhere(what: string, recordedApi: string, configuredApi:
   );
 }
 
-/** The first `up` after an upgrade: an order of an earlier release is read once to record where it lives (origin.ts). */
-export function recordingOrigin(orderId: string, api: string): string {
-  return `proxy: order ${orderId} records no API (an earlier release bought it): this update reads it once at ${api} and records that it lives there; nothing is bought`;
+/**
+ * An order of an earlier release, which records no API, in a preview (origin.ts): an update the inputs ask for records
+ * where it lives; otherwise nothing is planned for it, and a refresh records it.
+ */
+export function originUnrecorded(orderId: string, updating: boolean): string {
+  return updating
+    ? `proxy: order ${orderId} records no API (an earlier release bought it): this update also reads it once and records where it lives; nothing is bought`
+    : `proxy: order ${orderId} records no API (an earlier release bought it); nothing is planned for it, and \`pulumi refresh\` records where it lives (reading it once)`;
 }
 
 /** An order of an earlier release that a read at the configured API did not find: left as it was (origin.ts). */
@@ -197,7 +202,7 @@ export function originNotRecorded(orderId: string, api: string): string {
   return (
     `proxy: order ${orderId} records no API (an earlier release bought it), and ${api} did not show it, so where it lives ` +
     "was not recorded and nothing was changed. If the stack moved APIs, point proxy:baseUrl back to the API that sold it " +
-    "and run `pulumi up` once. See docs/going-live.md."
+    "and run `pulumi refresh --run-program` once. See docs/going-live.md."
   );
 }
 
@@ -207,7 +212,7 @@ export function absenceUnrecorded(orderId: string, api: string): string {
     `GET /v1/orders/${orderId} answered 404 at ${api}, but the order records no API (an earlier release bought it) and no ` +
     `other order was found at ${api} yet, so the stack may have moved APIs before its orders recorded where they live. ` +
     `Order ${orderId} stays in the state. If the stack moved, point proxy:baseUrl back to the API that sold it and run ` +
-    "`pulumi up` once: each order then records where it lives. If the order is truly gone, remove it with `pulumi state delete <urn>`."
+    "`pulumi refresh --run-program` once: each order then records where it lives. If the order is truly gone, remove it with `pulumi state delete <urn>`."
   );
 }
 

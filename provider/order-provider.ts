@@ -24,7 +24,7 @@ import {
   livesElsewhere,
   orderGone,
   originNotRecorded,
-  recordingOrigin,
+  originUnrecorded,
   untracked,
   untrackedButActive,
 } from "./messages";
@@ -83,18 +83,13 @@ export class OrderProvider implements Omit<Engine, "read"> {
     const change = planOrderChange(olds, news, this.core.clock.now(), Boolean(elsewhere));
     for (const line of change.warnings) this.core.log.warn(line);
     if (api && elsewhere && change.replaces.length === 0) this.core.log.warn(livesElsewhere(describeOrder(olds), elsewhere, api.baseUrl, "preview"));
-    // An order an earlier release recorded without its API: an update in place reads it once to record where it lives.
-    const records = api !== undefined && unrecorded(olds) && change.replaces.length === 0;
-    if (records) this.core.log.info(recordingOrigin(olds.orderId, api.baseUrl));
+    // An order an earlier release recorded without its API is not updated for that alone: an upgrade previews clean,
+    // and a refresh (or an update the inputs ask for anyway) records where it lives.
+    if (api !== undefined && unrecorded(olds) && change.replaces.length === 0) this.core.log.info(originUnrecorded(olds.orderId, change.changes));
     // The successor of the same plan follows this order: its key is derived from it, so the create buys once.
     if (change.follows && news.idempotencyKey !== UNKNOWN) account?.planSuccessor(news.idempotencyKey, olds);
     // `diffs` names every changed input for engines that show them (the plugin); the dynamic host ignores it.
-    return {
-      changes: change.changes || records,
-      replaces: change.replaces,
-      diffs: records ? [...change.diffs, "apiBaseUrl"] : change.diffs,
-      deleteBeforeReplace: false,
-    };
+    return { changes: change.changes, replaces: change.replaces, diffs: change.diffs, deleteBeforeReplace: false };
   }
 
   /** Buys the plan (once, by idempotency key), or adopts an existing order, and waits unless told not to. */

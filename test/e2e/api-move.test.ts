@@ -3,7 +3,8 @@
  * dynamic ProxyOrder, a ProxyOrder through the installed plugin and a ProxyFleet. Preview, up and refresh at the other
  * API drop no order and buy nothing, and name both APIs; pointing back changes nothing; `up --replace` buys anew there,
  * shown by its preview. A stack made by the previous release (its real code, packed), upgraded with `npm install`,
- * records where its orders live on its first `up` and then moves the same way.
+ * previews clean, keeps its orders when moved before anything recorded where they live, records it on a refresh, and
+ * then moves the same way.
  */
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
@@ -129,21 +130,38 @@ describe("a stack of the previous release, upgraded with npm install, then moved
   });
   afterAll(() => rmSync(outside, { recursive: true, force: true }));
 
-  it("records where its orders live on the first up, then moves and comes back: nothing dropped, nothing bought", async () => {
+  it("previews clean after the upgrade, moves before and after a refresh records where its orders live: nothing dropped, nothing bought", async () => {
     const { program, sandbox } = stack;
     await program.up();
     const orders = await orderIds(stack)();
+    const recorded = async () => (await program.exportState()).text.includes(`"apiBaseUrl": "${sandbox.url}"`);
     expect((await program.exportState()).text).not.toContain("apiBaseUrl");
     // The upgrade, as a user makes it: this package's tarball over the previous one.
     const packed = JSON.parse(
       execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", outside], { cwd: REPO_ROOT, encoding: "utf8" }),
     ) as Array<{ filename: string }>;
     execFileSync("npm", ["install", "--no-audit", "--no-fund", join(outside, packed[0]?.filename ?? "")], { cwd: program.dir, stdio: "pipe" });
-    const preview = await program.preview();
-    expect(proxyOps(preview)).toEqual(["update"]);
-    expect(said(preview)).toContain("records no API (an earlier release bought it)");
+    const preview = await program.preview("--expect-no-changes");
+    expect(said(preview)).toContain("records no API (an earlier release bought it); nothing is planned for it");
     await program.up();
-    expect((await program.exportState()).text).toContain(`"apiBaseUrl": "${sandbox.url}"`);
+    expect(await recorded()).toBe(false);
+
+    // Moved before a refresh recorded anything: the other API's 404 drops nothing, and the way back is named.
+    await program.useApi({ url: other.url, apiKey: other.apiKey });
+    expect(proxyOps(await program.preview()).every((op) => op === "same")).toBe(true);
+    await program.up();
+    const refused = await program.refresh().then(
+      () => "",
+      (error: unknown) => String(error),
+    );
+    expect(refused).toContain("pulumi refresh --run-program");
+    expect(await orderIds(stack)()).toEqual(orders);
+    expect(other.createdOrders).toEqual([]);
+
+    // Back, a refresh that runs the program records where each order lives; then the move is named and changes nothing.
+    await program.useApi({ url: sandbox.url, apiKey: sandbox.apiKey });
+    await program.refresh("--run-program");
+    expect(await recorded()).toBe(true);
     await program.preview("--expect-no-changes");
     await moveAndBack(stack, orderIds(stack));
     expect(await orderIds(stack)()).toEqual(orders);

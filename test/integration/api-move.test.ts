@@ -156,20 +156,22 @@ function asEarlierRelease<T extends { apiBaseUrl?: string; apiKeyFingerprint?: s
 }
 
 describe("an order recorded by an earlier release (no API recorded)", () => {
-  it("records where it lives on the first up (an update in place that reads it once, buying nothing), or on a refresh", async () => {
+  it("plans nothing for it (an upgrade previews clean); a refresh records where it lives, and so does an update that happens anyway", async () => {
     const bought = await at(() => a.current).order.create(inputs());
     const olds = asEarlierRelease(bought.outs);
     const here = at(() => a.current);
     const news = inputs({ idempotencyKey: bought.outs.idempotencyKey });
     const diff = await here.order.diff(bought.id, olds, news);
-    expect(diff).toMatchObject({ changes: true, replaces: [] });
-    expect(diff.diffs).toContain("apiBaseUrl");
-    expect(here.lines.join("\n")).toContain(`order ${bought.id} records no API`);
-    const { outs } = await here.order.update(bought.id, olds, news);
-    expect(outs).toMatchObject({ orderId: bought.id, apiBaseUrl: a.current.url, apiKeyFingerprint: bought.outs.apiKeyFingerprint });
-    expect(await here.order.diff(bought.id, outs, news)).toMatchObject({ changes: false });
+    expect(diff).toMatchObject({ changes: false, replaces: [], diffs: [] });
+    expect(here.lines.join("\n")).toContain(`order ${bought.id} records no API (an earlier release bought it); nothing is planned for it`);
     const refreshed = await at(() => a.current).order.read(bought.id, olds);
-    expect(refreshed.props).toMatchObject({ apiBaseUrl: a.current.url });
+    expect(refreshed.props).toMatchObject({ apiBaseUrl: a.current.url, apiKeyFingerprint: bought.outs.apiKeyFingerprint });
+    expect(await here.order.diff(bought.id, refreshed.props as typeof bought.outs, news)).toMatchObject({ changes: false });
+    // An update the inputs ask for (here a longer readyTimeout) reads it once and records it too.
+    const longer = inputs({ idempotencyKey: bought.outs.idempotencyKey, readyTimeout: "30m" });
+    expect(await here.order.diff(bought.id, olds, longer)).toMatchObject({ changes: true, replaces: [] });
+    const { outs } = await here.order.update(bought.id, olds, longer);
+    expect(outs).toMatchObject({ orderId: bought.id, apiBaseUrl: a.current.url, apiKeyFingerprint: bought.outs.apiKeyFingerprint, readyTimeout: "30m" });
     expect(a.current.createdOrders).toHaveLength(1);
   });
 
@@ -189,7 +191,7 @@ describe("an order recorded by an earlier release (no API recorded)", () => {
     const elsewhere = at(() => b);
     const error = await elsewhere.order.read(bought.id, olds).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OrderAbsenceUnconfirmedError);
-    expect((error as Error).message).toMatch(new RegExp(`records no API.*stays in the state.*point proxy:baseUrl back.*pulumi up`, "s"));
+    expect((error as Error).message).toMatch(new RegExp(`records no API.*stays in the state.*point proxy:baseUrl back.*pulumi refresh --run-program`, "s"));
     // An up there records nothing and changes nothing.
     const { outs } = await elsewhere.order.update(bought.id, olds, inputs({ idempotencyKey: bought.outs.idempotencyKey }));
     expect(outs).toEqual(expect.not.objectContaining({ apiBaseUrl: expect.anything() }));
