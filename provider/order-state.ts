@@ -4,8 +4,8 @@
  */
 import type { Order, ProxyRecord } from "../contract/types";
 import { ORDER_FIELDS, PROXY_ORDER, type ObjectTypes, type Shape } from "./definitions";
-import { inputValues, withoutInputs, type Complete } from "./fields";
-import type { OrderOrigin } from "./origin";
+import { inputValues, type Complete } from "./fields";
+import { storedOrigin, type OrderOrigin } from "./origin";
 import { orderExpiry } from "./renewal";
 
 /** Inputs of a ProxyOrder after `check` applied the defaults (described in definitions.ts). */
@@ -66,7 +66,29 @@ export function inputsOf(values: OrderInputs): OrderInputs {
   return inputValues(PROXY_ORDER, values) as OrderInputs;
 }
 
-/** The stored outputs with the new inputs in place of the old: an optional input no longer set leaves them too. */
+/**
+ * The outputs an update in place records: what a create would compute from the new inputs and the order the state
+ * holds (so an output derived from an input is never left stale), with the last health check. An optional input no
+ * longer set leaves them too.
+ */
 export function withInputs(outputs: OrderOutputs, inputs: OrderInputs): OrderOutputs {
-  return { ...(withoutInputs(PROXY_ORDER, outputs) as Omit<OrderOutputs, keyof OrderInputs>), ...inputsOf(inputs) };
+  return { ...toOutputs(inputs, storedOrder(outputs), outputs.purchaseKey ?? null, storedOrigin(outputs)), health: outputs.health ?? null };
+}
+
+/** The order as the stored outputs hold it: the inverse of {@link orderFields} and {@link splitCredentials}. */
+export function storedOrder(outputs: OrderOutputs): Order {
+  const proxies = (outputs.proxies ?? []).map((proxy, i) => {
+    const { username, password } = outputs.credentials?.[i] ?? {};
+    return { ...proxy, ...(username !== undefined ? { username } : {}), ...(password !== undefined ? { password } : {}) };
+  });
+  return {
+    id: outputs.orderId,
+    planId: outputs.planId,
+    status: outputs.status,
+    statusReason: outputs.statusReason ?? null,
+    ...(outputs.createdAt ? { createdAt: outputs.createdAt } : {}),
+    readyAt: outputs.readyAt ?? null,
+    expiresAt: outputs.expiresAt ?? null,
+    proxies,
+  };
 }

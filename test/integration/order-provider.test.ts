@@ -8,7 +8,8 @@ import { keyAfterRemovedOrder, nextPurchaseKey } from "../../provider/idempotenc
 import { createOrderProvider } from "../../provider/order-provider";
 import type { ProviderSeams } from "../../provider/provider-core";
 import { PartialOrderError, UNKNOWN } from "../../provider/pulumi-host";
-import type { OrderOutputs } from "../../provider/order-state";
+import { inputsOf, toOutputs, type OrderOutputs } from "../../provider/order-state";
+import { PROXY_ORDER } from "../../provider/definitions";
 import { startSandbox, type Sandbox } from "../../sandbox";
 import { PLANS } from "../../sandbox/catalogue";
 import { accountsPerTest, sandboxClock, useSandbox } from "../helpers/sandbox";
@@ -408,6 +409,29 @@ describe("update and delete", () => {
     const { outs: updated } = await p.update(id, outs, { ...inputs({ idempotencyKey: outs.idempotencyKey }), readyTimeout: "5m" });
     expect(updated).toMatchObject({ orderId: id, readyTimeout: "5m", status: "active" });
     expect(sandbox.current.requests).toEqual([]);
+  });
+
+  it("records after each in-place update the outputs a create computes from the new inputs and the order (every input that updates in place)", async () => {
+    // A changed value for every input that updates in place; the definitions say which replace.
+    const changed: Record<string, unknown> = {
+      waitForReady: false,
+      readyTimeout: "45m",
+      renewBefore: "3d",
+      healthCheck: { target: "http://127.0.0.1:9/", minHealthy: "0" },
+    };
+    const inPlace = Object.entries(PROXY_ORDER.inputs).filter(([, spec]) => !("replaces" in spec && spec.replaces)).map(([name]) => name);
+    // The purchase key and the adopted order are not changed in place here: one replaces, the other adopts.
+    expect(inPlace.filter((name) => !(name in changed)).sort()).toEqual(["adoptOrderId", "idempotencyKey"]);
+    const { p } = provider();
+    const { id, outs } = await p.create(inputs());
+    for (const [name, value] of Object.entries(changed)) {
+      const news = { ...inputs({ idempotencyKey: outs.idempotencyKey }), [name]: value };
+      expect((await p.diff(id, outs, news)).replaces, name).toEqual([]);
+      const updated = (await p.update(id, outs, news)).outs;
+      const { order } = await sandbox.client().getOrder(id);
+      const created = toOutputs(news, order, outs.purchaseKey ?? null, { apiBaseUrl: outs.apiBaseUrl, apiKeyFingerprint: outs.apiKeyFingerprint });
+      expect({ ...updated, health: null }, name).toEqual({ ...created, ...inputsOf(news) });
+    }
   });
 
   it("only stops tracking, says so in one warning, and calls nothing", async () => {
