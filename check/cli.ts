@@ -41,56 +41,35 @@ Exit status: 0 every breaking assumption holds; 1 the server answered and one di
 (bad arguments, no settings, no answer at the URL, the key refused, no API there).
 `;
 
+/** The command's flags, as parsed. */
+interface CheckFlags {
+  "base-url"?: string;
+  buy?: string;
+  json?: boolean;
+  stack?: string;
+  "ready-timeout"?: string;
+  help?: boolean;
+}
+
+/** A failure of the command's own: the text for stderr; the exit status is 2. */
+class CommandFailure extends Error {}
+
 /** Runs the command with `args` (after `check-api`); resolves with the exit status. */
 export async function runCheckCommand(args: string[], io: CommandIo): Promise<number> {
-  let values: { "base-url"?: string; buy?: string; json?: boolean; stack?: string; "ready-timeout"?: string; help?: boolean };
-  try {
-    ({ values } = parseArgs({
-      args,
-      options: {
-        "base-url": { type: "string" },
-        buy: { type: "string" },
-        json: { type: "boolean", default: false },
-        stack: { type: "string" },
-        "ready-timeout": { type: "string", default: "20m" },
-        help: { type: "boolean", default: false },
-      },
-    }));
-  } catch (error) {
-    io.err(`check-api: ${error instanceof Error ? error.message : String(error)}\n\n${CHECK_USAGE}`);
-    return 2;
-  }
-  if (values.help) {
-    io.out(CHECK_USAGE);
-    return 0;
-  }
-  const readyTimeoutMs = parseDuration(values["ready-timeout"] ?? "20m");
-  if (readyTimeoutMs === undefined || readyTimeoutMs < 1000) {
-    io.err(`check-api: --ready-timeout must be a duration such as 20m or 1h30m (got "${values["ready-timeout"]}").\n`);
-    return 2;
-  }
-  if (values.buy !== undefined && values.buy.trim() === "") {
-    io.err("check-api: --buy needs a plan id, such as --buy dc-us-5.\n");
-    return 2;
-  }
-  const stackConfig = io.stackConfig ?? pulumiConfigGet;
+  let values: CheckFlags;
+  let readyTimeoutMs: number;
   let settings: { baseUrl: string; apiKey: string };
-  const unread = new Set<string>();
   try {
-    // The flag, then the stack's config, then the environment: the provider's order, so the check checks what `up` uses.
-    const setting = (key: string) => {
-      if (key === CONFIG_KEYS.baseUrl.key && values["base-url"] !== undefined) return values["base-url"];
-      const fromStack = stackConfig(key, values.stack);
-      if (typeof fromStack === "string") return fromStack;
-      unread.add(fromStack.missing);
-      const env = Object.values(CONFIG_KEYS).find((c) => c.key === key)?.env;
-      return env ? io.env[env] : undefined;
-    };
-    settings = resolveSettings(setting, {}, values["base-url"] ? "--base-url" : undefined);
+    values = parseFlags(args);
+    if (values.help) {
+      io.out(CHECK_USAGE);
+      return 0;
+    }
+    readyTimeoutMs = checkedFlags(values);
+    settings = checkSettings(values, io);
   } catch (error) {
-    if (!(error instanceof ConfigurationError)) throw error;
-    const why = [...unread].filter((reason) => reason !== "not set");
-    io.err(`check-api: ${error.message}${why.length > 0 ? ` (The stack's config was not read: ${why.join("; ")}.)` : ""}\n`);
+    if (!(error instanceof CommandFailure)) throw error;
+    io.err(error.message);
     return 2;
   }
   if (!values.json) {
@@ -102,13 +81,58 @@ export async function runCheckCommand(args: string[], io: CommandIo): Promise<nu
     readyTimeoutMs,
     onFinding: values.json ? undefined : (finding) => io.out(formatFinding(finding)),
   });
-  const breaking = anyBreaking(findings);
-  if (values.json) {
-    io.out(`${JSON.stringify(findings, null, 2)}\n`);
-  } else {
-    io.out(summary(findings, values.buy !== undefined));
+  io.out(values.json ? `${JSON.stringify(findings, null, 2)}\n` : summary(findings, values.buy !== undefined));
+  return nothingChecked(findings) ? 2 : anyBreaking(findings) ? 1 : 0;
+}
+
+function parseFlags(args: string[]): CheckFlags {
+  try {
+    return parseArgs({
+      args,
+      options: {
+        "base-url": { type: "string" },
+        buy: { type: "string" },
+        json: { type: "boolean", default: false },
+        stack: { type: "string" },
+        "ready-timeout": { type: "string", default: "20m" },
+        help: { type: "boolean", default: false },
+      },
+    }).values;
+  } catch (error) {
+    throw new CommandFailure(`check-api: ${error instanceof Error ? error.message : String(error)}\n\n${CHECK_USAGE}`);
   }
-  return nothingChecked(findings) ? 2 : breaking ? 1 : 0;
+}
+
+/** The flags' values checked; the ready timeout in milliseconds. */
+function checkedFlags(values: CheckFlags): number {
+  const readyTimeoutMs = parseDuration(values["ready-timeout"] ?? "20m");
+  if (readyTimeoutMs === undefined || readyTimeoutMs < 1000) {
+    throw new CommandFailure(`check-api: --ready-timeout must be a duration such as 20m or 1h30m (got "${values["ready-timeout"]}").\n`);
+  }
+  if (values.buy !== undefined && values.buy.trim() === "") throw new CommandFailure("check-api: --buy needs a plan id, such as --buy dc-us-5.\n");
+  return readyTimeoutMs;
+}
+
+/** The base URL and key: the flag, then the stack's config, then the environment, as the provider reads them. */
+function checkSettings(values: CheckFlags, io: CommandIo): { baseUrl: string; apiKey: string } {
+  const stackConfig = io.stackConfig ?? pulumiConfigGet;
+  const unread = new Set<string>();
+  try {
+    // The provider's order, so the check checks what `up` uses.
+    const setting = (key: string) => {
+      if (key === CONFIG_KEYS.baseUrl.key && values["base-url"] !== undefined) return values["base-url"];
+      const fromStack = stackConfig(key, values.stack);
+      if (typeof fromStack === "string") return fromStack;
+      unread.add(fromStack.missing);
+      const env = Object.values(CONFIG_KEYS).find((c) => c.key === key)?.env;
+      return env ? io.env[env] : undefined;
+    };
+    return resolveSettings(setting, {}, values["base-url"] ? "--base-url" : undefined);
+  } catch (error) {
+    if (!(error instanceof ConfigurationError)) throw error;
+    const why = [...unread].filter((reason) => reason !== "not set");
+    throw new CommandFailure(`check-api: ${error.message}${why.length > 0 ? ` (The stack's config was not read: ${why.join("; ")}.)` : ""}\n`);
+  }
 }
 
 /** One finding as the report shows it. */

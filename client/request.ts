@@ -272,6 +272,7 @@ export class RequestSender {
     }
   }
 
+  /** One attempt: the request sent within what is left of the deadline, and its answer read into a result or an error. */
   private async exchange(
     req: ApiRequest,
     path: string,
@@ -280,11 +281,8 @@ export class RequestSender {
   ): Promise<Omit<ApiResponse, "afterUncertainAttempt"> | ProxyApiError> {
     const url = new URL(this.options.baseUrl + path);
     for (const [name, value] of Object.entries(req.query ?? {})) {
-      if (value !== undefined) {
-        url.searchParams.set(name, value);
-      }
+      if (value !== undefined) url.searchParams.set(name, value);
     }
-    const headers = this.headersOf(req);
     const remaining = deadline - this.clock.now();
     if (remaining <= 0) {
       return this.connectionError(req.method, path, "deadline", "the call's deadline passed before the request was sent");
@@ -299,42 +297,17 @@ export class RequestSender {
       // dispatcher is Node's bundled undici, whose instance methods refuse an `opts.dispatcher` that the top-level
       // function of this package's undici passes on (UND_ERR_INVALID_ARG).
       const dispatcher = this.dispatcher ?? defaultDispatcher();
-      const target = new URL(url);
       const res = await dispatcher.request({
-        origin: target.origin,
-        path: `${target.pathname}${target.search}`,
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
         method: req.method,
-        headers,
+        headers: this.headersOf(req),
         body: req.body === undefined ? undefined : JSON.stringify(req.body),
         headersTimeout: this.options.headersTimeoutMs,
         bodyTimeout: this.options.bodyTimeoutMs,
         signal: req.signal ? AbortSignal.any([req.signal, timeout]) : timeout,
       });
-      const responseHeaders = flattenHeaders(res.headers);
-      // An HTTP date is the API's time, read against the real time (clock.ts).
-      const retryAfterMs = parseRetryAfter(responseHeaders["retry-after"], Date.now());
-      permit.settle({ status: res.statusCode, headers: responseHeaders, retryAfterMs });
-      const requestId = responseHeaders["x-request-id"];
-      const text = await readBounded(res.body, this.options.maxResponseBytes);
-      if (text === undefined) {
-        return new UnexpectedResponseError(
-          `${req.method} ${path} returned a body over ${this.options.maxResponseBytes} bytes; it was not read. ` +
-            "The API may have changed; please report it.",
-          { status: res.statusCode, code: "response_too_large", method: req.method, path, requestId },
-        );
-      }
-      const body = parseJson(text);
-      if (res.statusCode >= 200 && res.statusCode < 300) {
-        return { status: res.statusCode, headers: responseHeaders, body, requestId };
-      }
-      return errorFromResponse({
-        status: res.statusCode,
-        method: req.method,
-        path,
-        problem: this.readProblem(body, text),
-        requestId,
-        retryAfterMs,
-      });
+      return await this.answerOf(req, path, res, permit);
     } catch (error) {
       if (req.signal?.aborted) {
         return this.connectionError(req.method, path, "aborted", "the call was cancelled");
@@ -342,6 +315,33 @@ export class RequestSender {
       const { code, message } = describeNetworkError(error);
       return this.connectionError(req.method, path, code, message);
     }
+  }
+
+  /** An answer: its hints to the budget, then its body read (within the size limit) into a result or an error. */
+  private async answerOf(
+    req: ApiRequest,
+    path: string,
+    res: Dispatcher.ResponseData,
+    permit: Permit,
+  ): Promise<Omit<ApiResponse, "afterUncertainAttempt"> | ProxyApiError> {
+    const responseHeaders = flattenHeaders(res.headers);
+    // An HTTP date is the API's time, read against the real time (clock.ts).
+    const retryAfterMs = parseRetryAfter(responseHeaders["retry-after"], Date.now());
+    permit.settle({ status: res.statusCode, headers: responseHeaders, retryAfterMs });
+    const requestId = responseHeaders["x-request-id"];
+    const text = await readBounded(res.body, this.options.maxResponseBytes);
+    if (text === undefined) {
+      return new UnexpectedResponseError(
+        `${req.method} ${path} returned a body over ${this.options.maxResponseBytes} bytes; it was not read. ` +
+          "The API may have changed; please report it.",
+        { status: res.statusCode, code: "response_too_large", method: req.method, path, requestId },
+      );
+    }
+    const body = parseJson(text);
+    if (res.statusCode >= 200 && res.statusCode < 300) {
+      return { status: res.statusCode, headers: responseHeaders, body, requestId };
+    }
+    return errorFromResponse({ status: res.statusCode, method: req.method, path, problem: this.readProblem(body, text), requestId, retryAfterMs });
   }
 
   /** The request's headers: the key, JSON, this package's user agent, and the idempotency key of a POST. */

@@ -131,35 +131,22 @@ export class OrderWaitCancelledError extends ProxyError {
 export async function waitForOrder(options: WaitOptions): Promise<Order> {
   const { client, orderId, signal } = options;
   const clock = client.clock;
-  const schedule = {
-    basePollMs: options.basePollMs ?? DEFAULT_WAIT_SCHEDULE.basePollMs,
-    pollGrowth: options.pollGrowth ?? DEFAULT_WAIT_SCHEDULE.pollGrowth,
-    maxPollMs: options.maxPollMs ?? DEFAULT_WAIT_SCHEDULE.maxPollMs,
-  };
-  const notFoundWindowMs = options.notFoundWindowMs ?? DEFAULT_WAIT_SCHEDULE.notFoundWindowMs;
+  const schedule = scheduleOf(options);
   const started = clock.now();
   const judge = orderJudge(options, clock, started);
+  const notFound = notFoundWindow(clock, options.notFoundWindowMs ?? DEFAULT_WAIT_SCHEDULE.notFoundWindowMs);
   let lastSeen = options.lastSeen;
-  let firstNotFoundAt: number | undefined;
-  let notFoundReads = 0;
-
   let hintMs: number | undefined;
   let trustEstimate = true;
-  if (lastSeen) {
-    const done = judge(lastSeen);
-    if (done) return done;
-  }
+  const known = lastSeen && judge(lastSeen);
+  if (known) return known;
   const plan = planTime(options.provisioning, clock, started);
   // When the order should be ready: the API's estimate, or else what the plan's orders took.
   const expectedAt = (): number => (lastSeen?.estimatedReadyAt ? Date.parse(lastSeen.estimatedReadyAt) : plan.expectedAt());
   const cancelled = (error: unknown): never => {
     throw signal?.aborted ? new OrderWaitCancelledError(orderId, lastSeen) : error;
   };
-  try {
-    return await poll();
-  } finally {
-    plan.end();
-  }
+  return poll().finally(() => plan.end());
 
   async function poll(): Promise<Order> {
     let polled = false;
@@ -183,14 +170,11 @@ export async function waitForOrder(options: WaitOptions): Promise<Order> {
         polled = true;
         lastSeen = result.order;
         hintMs = result.retryAfterMs;
-        firstNotFoundAt = undefined;
-        notFoundReads = 0;
+        notFound.seen();
       } catch (error) {
         if (signal?.aborted) throw new OrderWaitCancelledError(orderId, lastSeen);
         if (!(error instanceof NotFoundError)) throw error;
-        firstNotFoundAt ??= clock.now();
-        notFoundReads += 1;
-        if (clock.now() - firstNotFoundAt >= notFoundWindowMs && notFoundReads > DEFAULT_WAIT_SCHEDULE.notFoundReads) throw error;
+        notFound.missing(error);
         hintMs = undefined;
         continue;
       }
@@ -202,6 +186,35 @@ export async function waitForOrder(options: WaitOptions): Promise<Order> {
       if (!plan.notReady(estimated) && estimated <= clock.now()) trustEstimate = false;
     }
   }
+}
+
+/** The poll schedule of a wait: its options, or the defaults. */
+function scheduleOf(options: WaitOptions) {
+  return {
+    basePollMs: options.basePollMs ?? DEFAULT_WAIT_SCHEDULE.basePollMs,
+    pollGrowth: options.pollGrowth ?? DEFAULT_WAIT_SCHEDULE.pollGrowth,
+    maxPollMs: options.maxPollMs ?? DEFAULT_WAIT_SCHEDULE.maxPollMs,
+  };
+}
+
+/**
+ * The `404`s a new order may answer while the API's reads catch up with its write: taken for `windowMs`, and for
+ * `notFoundReads` reads whatever the time; `missing` rethrows the `404` past both, `seen` starts the count again.
+ */
+function notFoundWindow(clock: Pick<Clock, "now">, windowMs: number) {
+  let first: number | undefined;
+  let reads = 0;
+  return {
+    seen(): void {
+      first = undefined;
+      reads = 0;
+    },
+    missing(error: NotFoundError): void {
+      first ??= clock.now();
+      reads += 1;
+      if (clock.now() - first >= windowMs && reads > DEFAULT_WAIT_SCHEDULE.notFoundReads) throw error;
+    },
+  };
 }
 
 /**

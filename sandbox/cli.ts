@@ -4,7 +4,7 @@
  */
 import { parseArgs } from "node:util";
 import { HINT_FORMS } from "../contract/rate-limit";
-import { SANDBOX_API_KEY } from "./sandbox";
+import { SANDBOX_API_KEY, type SandboxOptions } from "./sandbox";
 import { startSandbox } from "./server";
 
 const USAGE = `Usage: pulumi-proxy-sandbox [options]
@@ -63,12 +63,11 @@ const OPTIONS = {
   help: { type: "boolean", default: false },
 } as const;
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({ options: OPTIONS });
-  if (values.help) {
-    process.stdout.write(USAGE);
-    return;
-  }
+/** The command line's values. */
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>["values"];
+
+/** The sandbox's options from the command line, each value checked, naming the flag that is wrong. */
+function optionsOf(values: Values): SandboxOptions {
   const number = (name: string, text: string): number => {
     const value = Number(text);
     if (!Number.isFinite(value) || value < 0) {
@@ -91,7 +90,7 @@ async function main(): Promise<void> {
   if (form === undefined) {
     throw new Error(`--hint-form must be one of ${HINT_FORMS.join(", ")} (got "${values["hint-form"]}")`);
   }
-  const sandbox = await startSandbox({
+  return {
     port: number("port", values.port),
     host: values.host,
     apiKey: values["api-key"],
@@ -112,7 +111,16 @@ async function main(): Promise<void> {
       latencyMs: number("proxy-latency", values["proxy-latency"]),
       slowMs: number("slow-proxy-delay", values["slow-proxy-delay"]),
     },
-  });
+  };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: OPTIONS });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const sandbox = await startSandbox(optionsOf(values));
   // The first line is the URL alone, so scripts can read it.
   process.stdout.write(`${sandbox.url}\n`);
   process.stderr.write(

@@ -124,6 +124,7 @@ function listProxies(req: RouteRequest, ctx: RouteContext): RouteResponse {
   };
 }
 
+/** `POST /v1/orders`: the key's rights and its Idempotency-Key, a replay, or a purchase of the plan. */
 async function createOrder(req: RouteRequest, ctx: RouteContext): Promise<RouteResponse> {
   if (!req.canWrite) {
     throw new Problem(403, "This API key may read but not place orders.");
@@ -135,39 +136,50 @@ async function createOrder(req: RouteRequest, ctx: RouteContext): Promise<RouteR
       errors: [{ pointer: "header:Idempotency-Key", detail: `length ${key.length}` }],
     });
   }
-  const { state, now } = ctx;
   const hash = bodyHash(body);
-  if (key !== undefined) {
-    const decision = decide(state.idempotency.get(key), hash, now);
-    if (decision.kind === "reused") {
-      throw new Problem(422, "This Idempotency-Key was used with a different request body.", {
-        code: "idempotency_key_reused",
-      });
-    }
-    if (decision.kind === "in_use") {
-      throw new Problem(409, "A request with this Idempotency-Key is still being processed.", {
-        code: "idempotency_key_in_use",
-        headers: { "retry-after": "1" },
-      });
-    }
-    if (decision.kind === "replay") {
-      const order = state.orders.get(decision.orderId);
-      // The contract: the key is spent with its order; buying again needs a new key.
-      if (!order) {
-        throw new Problem(404, `Order ${decision.orderId} of this Idempotency-Key no longer exists; buying again needs a new key.`, {
-          code: "not_found",
-        });
-      }
-      return {
-        status: 200,
-        body: orderView(state, order, now, ctx.pollingHints),
-        headers: { "idempotent-replayed": "true", location: `/v1/orders/${order.id}` },
-      };
-    }
+  const replayed = key === undefined ? undefined : replayOf(key, hash, ctx);
+  return replayed ?? purchase(body.plan_id, key, hash, ctx);
+}
+
+/** What an Idempotency-Key already used says: its order again, a refusal, or nothing (a first use). */
+function replayOf(key: string, hash: string, ctx: RouteContext): RouteResponse | undefined {
+  const { state, now } = ctx;
+  const decision = decide(state.idempotency.get(key), hash, now);
+  if (decision.kind === "reused") {
+    throw new Problem(422, "This Idempotency-Key was used with a different request body.", {
+      code: "idempotency_key_reused",
+    });
   }
-  const plan = PLANS[body.plan_id];
+  if (decision.kind === "in_use") {
+    throw new Problem(409, "A request with this Idempotency-Key is still being processed.", {
+      code: "idempotency_key_in_use",
+      headers: { "retry-after": "1" },
+    });
+  }
+  if (decision.kind !== "replay") return undefined;
+  const order = state.orders.get(decision.orderId);
+  // The contract: the key is spent with its order; buying again needs a new key.
+  if (!order) {
+    throw new Problem(404, `Order ${decision.orderId} of this Idempotency-Key no longer exists; buying again needs a new key.`, {
+      code: "not_found",
+    });
+  }
+  return {
+    status: 200,
+    body: orderView(state, order, now, ctx.pollingHints),
+    headers: { "idempotent-replayed": "true", location: `/v1/orders/${order.id}` },
+  };
+}
+
+/**
+ * Buys the plan: checks it and the balance, holds the key while the purchase commits (released if the commit fails),
+ * and records the order under the key.
+ */
+async function purchase(planId: string, key: string | undefined, hash: string, ctx: RouteContext): Promise<RouteResponse> {
+  const { state, now } = ctx;
+  const plan = PLANS[planId];
   if (!plan) {
-    throw new Problem(422, `No plan has the id "${body.plan_id}".`, {
+    throw new Problem(422, `No plan has the id "${planId}".`, {
       code: "plan_not_found",
       errors: [{ pointer: "/plan_id", detail: "unknown plan" }],
     });
