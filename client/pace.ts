@@ -61,10 +61,10 @@ export class Pace {
   /** The last answer's hinted quota, less what was sent since; undefined when the last answer had no hints. */
   private quota: { limit: number; remaining: number; resetAt: number } | undefined;
   /** The longest reset seen (ms, at least a second): the time the quota takes to come back whole. */
-  private period = 1000;
+  private longestResetMs = 1000;
   private window = 1;
-  /** The learned rate's last cut: W, and when its growth began. */
-  private cut: { refused: number; at: number } | undefined;
+  /** The learned rate's last cut: W (the rate the API accepted when it refused), and when its growth began. */
+  private cut: { accepted: number; at: number } | undefined;
   /** The largest W: without hints, what stands for the key's rate. */
   private largest = 0;
   /** The rate a `429`'s hints imply, requests per second. */
@@ -116,7 +116,7 @@ export class Pace {
     const q = answer.quota;
     // Requests in flight may have been counted after this answer's: they are taken as spent.
     this.quota = q && { limit: q.limit, remaining: q.remaining - inFlight, resetAt: now + q.resetMs };
-    if (q) this.period = Math.max(this.period, q.resetMs);
+    if (q) this.longestResetMs = Math.max(this.longestResetMs, q.resetMs);
     if (q && refused) this.hintedRate = q.limit / Math.max(1, q.resetMs / 1000);
     while (this.accepted.length > 0 && this.accepted[0]! < now - ACCEPTED_WINDOW_MS) this.accepted.shift();
     if (!refused) {
@@ -129,9 +129,9 @@ export class Pace {
     const since = Math.max(now - ACCEPTED_WINDOW_MS, this.cut?.at ?? Number.NEGATIVE_INFINITY, this.firstSentAt ?? now);
     const measured = this.accepted.filter((t) => t >= since).length / Math.max(1, (now - since) / 1000);
     const current = this.cut ? this.rate(now) : Number.POSITIVE_INFINITY;
-    const refusedRate = Math.max(MIN_RATE, Math.min(current, measured));
-    this.cut = { refused: refusedRate, at: Math.max(now, this.pausedUntil) };
-    this.largest = Math.max(this.largest, refusedRate);
+    const acceptedRate = Math.max(MIN_RATE, Math.min(current, measured));
+    this.cut = { accepted: acceptedRate, at: Math.max(now, this.pausedUntil) };
+    this.largest = Math.max(this.largest, acceptedRate);
     this.tokens = Math.min(this.tokens, 1);
     this.tokensAt = this.cut.at;
   }
@@ -139,7 +139,7 @@ export class Pace {
   /** The learned rate at `now`, requests per second. */
   rate(now: number): number {
     if (!this.cut) return Number.POSITIVE_INFINITY;
-    const w = this.cut.refused;
+    const w = this.cut.accepted;
     const x = (Math.max(0, now - this.cut.at) / 1000 - BACK_AT_W_SECONDS) / BACK_AT_W_SECONDS;
     const sent = this.recent.filter((at) => at > now - 1000).length;
     let rate = Math.min(Math.max(w, 2 * sent), w * (1 + (1 - BETA) * x ** 3));
@@ -155,10 +155,10 @@ export class Pace {
     // (eight stacks on one key: 2% to 3% of requests refused without it, 0.2% to 1% with).
     const kept = this.share < 1 ? (1 - this.share) * quota.limit : quota.remaining < quota.limit / 2 ? 1 : 0;
     const left = quota.remaining - kept;
-    const spaced = this.share < 1 ? this.lastSentAt + this.period / (this.share * quota.limit) : at;
+    const spaced = this.share < 1 ? this.lastSentAt + this.longestResetMs / (this.share * quota.limit) : at;
     if (left < 1) return Math.max(at, quota.resetAt);
     if (waiting <= left / 4) return Math.max(at, spaced);
-    const from = Math.min(at, Math.max(this.lastSentAt, at - this.period));
+    const from = Math.min(at, Math.max(this.lastSentAt, at - this.longestResetMs));
     return Math.max(at, spaced, from + (quota.resetAt - from) / left);
   }
 

@@ -18,7 +18,6 @@ import {
 } from "./errors";
 import { backoffDelay, isRetryable } from "./retry";
 import { parseRetryAfter } from "../contract/rate-limit";
-import { jitter } from "./jitter";
 import type { CallTrace, CallTracer } from "./trace";
 import { USER_AGENT } from "./version";
 
@@ -206,7 +205,7 @@ export class RequestSender {
       if (hint !== undefined && hint > maxRetryAfterMs) {
         throw result;
       }
-      const delayMs = Math.max(hint ?? 0, backoffDelay(attempt - 1, this.options, jitter.random));
+      const delayMs = Math.max(hint ?? 0, backoffDelay(attempt - 1, this.options));
       if (this.clock.now() + delayMs >= deadline) {
         throw result;
       }

@@ -34,10 +34,19 @@ export interface BackoffOptions {
 }
 
 /**
- * Exponential backoff with full jitter: a uniform delay between 0 and min(max, initial * 2^retry).
- * `retry` counts from 0 for the first retry. `random` is injectable for tests.
+ * The randomness of the backoff's jitter, in one object, so that tests fix it (`vi.spyOn(jitter, "random")`). The waits
+ * themselves pass on the client's clock (its option `clock`). Not part of the public API.
  */
-export function backoffDelay(retry: number, options: BackoffOptions, random: () => number = Math.random): number {
+export const jitter = {
+  /** Uniform in [0, 1). */
+  random: (): number => Math.random(),
+};
+
+/**
+ * Exponential backoff with full jitter: a uniform delay between 0 and min(max, initial * 2^retry).
+ * `retry` counts from 0 for the first retry.
+ */
+export function backoffDelay(retry: number, options: BackoffOptions): number {
   const ceiling = Math.min(options.maxRetryDelayMs, options.initialRetryDelayMs * 2 ** retry);
-  return Math.round(random() * ceiling);
+  return Math.round(jitter.random() * ceiling);
 }

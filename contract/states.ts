@@ -10,12 +10,6 @@ export const TARGET_ORDER_STATES = ["active"] as const;
 /** Terminal: the purchase will never (again) produce proxies. `expired` follows `active`. */
 export const SPENT_ORDER_STATES = ["failed", "cancelled", "expired"] as const;
 
-/** Every state the contract names. */
-export type OrderState =
-  | (typeof PENDING_ORDER_STATES)[number]
-  | (typeof TARGET_ORDER_STATES)[number]
-  | (typeof SPENT_ORDER_STATES)[number];
-
 const includes = (list: readonly string[], status: string): boolean => list.includes(status);
 
 /** Whether the order is still being provisioned. */

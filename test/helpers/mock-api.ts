@@ -6,7 +6,7 @@ import { afterEach, vi } from "vitest";
 import type { Clock } from "../../client/clock";
 import { ProxyApiClient } from "../../client/client";
 import type { ClientOptions } from "../../client/request";
-import { jitter } from "../../client/jitter";
+import { jitter } from "../../client/retry";
 
 afterEach(() => {
   vi.restoreAllMocks();

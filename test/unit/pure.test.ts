@@ -1,6 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { parseRetryAfter } from "../../contract/rate-limit";
-import { backoffDelay, isRetryable } from "../../client/retry";
+import { backoffDelay, isRetryable, jitter } from "../../client/retry";
 import { formatDuration, parseDuration } from "../../provider/duration";
 import { nextPurchaseKey, purchaseKey } from "../../provider/idempotency";
 
@@ -38,9 +38,14 @@ describe("retry decision", () => {
 
   it("backs off exponentially under a cap, jittered down from the ceiling", () => {
     const options = { initialRetryDelayMs: 500, maxRetryDelayMs: 4000 };
-    expect([0, 1, 2, 3, 4].map((n) => backoffDelay(n, options, () => 1))).toEqual([500, 1000, 2000, 4000, 4000]);
-    expect(backoffDelay(3, options, () => 0.25)).toBe(1000);
-    expect(backoffDelay(3, options, () => 0)).toBe(0);
+    const random = vi.spyOn(jitter, "random");
+    random.mockReturnValue(1);
+    expect([0, 1, 2, 3, 4].map((n) => backoffDelay(n, options))).toEqual([500, 1000, 2000, 4000, 4000]);
+    random.mockReturnValue(0.25);
+    expect(backoffDelay(3, options)).toBe(1000);
+    random.mockReturnValue(0);
+    expect(backoffDelay(3, options)).toBe(0);
+    random.mockRestore();
   });
 });
 
