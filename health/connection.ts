@@ -3,7 +3,7 @@
  * under way when the check ended) is destroyed at once.
  */
 import { connect, isIP, type Socket } from "node:net";
-import { socketFailure } from "./failure";
+import { ProbeFailure, socketFailure } from "./failure";
 import type { ProxyToCheck } from "./types";
 
 /** The sockets one check opened. */
@@ -32,7 +32,8 @@ export async function connectTo(proxy: Pick<ProxyToCheck, "ip" | "port">, socket
   await new Promise<void>((resolve, reject) => {
     socket.once("connect", resolve);
     socket.once("error", (error) => reject(socketFailure(error, "connecting")));
-    socket.once("close", () => reject(socketFailure(Object.assign(new Error("closed"), { code: "ECONNRESET" }), "connecting")));
+    // Destroyed before it connected (its check ended): an error may not come.
+    socket.once("close", () => reject(new ProbeFailure("closed", "the proxy closed the connection (connecting)")));
   });
   return socket;
 }

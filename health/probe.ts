@@ -8,8 +8,8 @@ import { CheckSockets, connectTo } from "./connection";
 import { exitOf, type Exit } from "./exit";
 import { ProbeFailure, socketFailure } from "./failure";
 import { SocketReader } from "./reader";
-import { answersIn, type ProxyProtocol } from "./sniff";
-import { openTunnel, SOCKS5_GREETING } from "./tunnel";
+import { openTunnelOrName } from "./sniff";
+import { SOCKS5_GREETING } from "./tunnel";
 import type { HealthResult, ProxyToCheck } from "./types";
 
 /** The longest answer head, and the most of a body read for the caller's address. */
@@ -114,7 +114,7 @@ interface Answer {
 async function exchange(proxy: ProxyToCheck, target: ProbeTarget, sockets: CheckSockets, stage: Stage, started: number): Promise<Answer> {
   const socket = await connectTo(proxy, sockets);
   const tunnelReader = new SocketReader(socket, stage);
-  await tunnelThrough(proxy, target, tunnelReader, socket, sockets);
+  await openTunnelOrName(proxy, target, tunnelReader, socket, sockets);
   const { ahead } = tunnelReader.release();
   if (ahead.length > 0) throw new ProbeFailure("protocol_error", "the proxy sent bytes before the target could answer");
   let channel: Socket = socket;
@@ -132,53 +132,6 @@ async function exchange(proxy: ProxyToCheck, target: ProbeTarget, sockets: Check
     socket.resume();
   }
   return request(channel, target, stage, started);
-}
-
-/**
- * Opens the tunnel. A proxy that closes at its first request without a byte is asked again: if it answers the other
- * protocol, the record's protocol is wrong; if an HTTP proxy answers CONNECT without credentials, it read the request
- * and got past the credentials, so it closed because it could not reach the target.
- */
-async function tunnelThrough(proxy: ProxyToCheck, target: ProbeTarget, reader: SocketReader, socket: Socket, sockets: CheckSockets): Promise<void> {
-  const silent = httpBehindSilentGreeting(proxy, target, reader, sockets);
-  try {
-    await Promise.race([openTunnel(proxy, target, reader, (bytes) => socket.write(bytes)), silent.found]);
-  } catch (error) {
-    if (!(error instanceof ProbeFailure && error.unanswered)) throw error;
-    const spoken: ProxyProtocol = (proxy.protocol ?? "http").toLowerCase() === "socks5" ? "socks5" : "http";
-    const other: ProxyProtocol = spoken === "http" ? "socks5" : "http";
-    if (await answersIn(other, proxy, target, sockets)) {
-      throw new ProbeFailure("protocol_error", `the proxy closed the connection at its first request, and answers ${other}: the record's protocol is wrong, or the port is the proxy's ${other} port`);
-    }
-    if (spoken === "http" && (await answersIn("http", proxy, target, sockets))) {
-      throw new ProbeFailure("target_unreachable", "the proxy closed the connection at CONNECT with its credentials, and answers CONNECT without them: it could not reach the target (some proxies close instead of answering 502)");
-    }
-    throw error;
-  } finally {
-    silent.stop();
-  }
-}
-
-/** How long a SOCKS5 greeting goes unanswered before the proxy is asked in HTTP. */
-const GREETING_GRACE_MS = 1_000;
-
-/**
- * An HTTP proxy given a SOCKS5 greeting waits for the rest of a request line and says nothing (tinyproxy, squid,
- * ncat). A greeting unanswered after {@link GREETING_GRACE_MS} has the proxy asked in HTTP: `found` rejects with a
- * protocol error if it answers, and never settles otherwise.
- */
-function httpBehindSilentGreeting(proxy: ProxyToCheck, target: ProbeTarget, reader: SocketReader, sockets: CheckSockets) {
-  let timer: NodeJS.Timeout | undefined;
-  const found = new Promise<never>((_, reject) => {
-    if ((proxy.protocol ?? "").toLowerCase() !== "socks5") return;
-    timer = setTimeout(() => {
-      if (reader.during !== SOCKS5_GREETING) return;
-      void answersIn("http", proxy, target, sockets).then((http) => {
-        if (http) reject(new ProbeFailure("protocol_error", "the proxy left the SOCKS5 greeting unanswered, and answers HTTP: the record's protocol is wrong, or the port is the proxy's http port"));
-      });
-    }, GREETING_GRACE_MS);
-  });
-  return { found, stop: () => clearTimeout(timer) };
 }
 
 async function request(channel: Socket, target: ProbeTarget, stage: Stage, started: number): Promise<Answer> {

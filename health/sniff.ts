@@ -1,22 +1,69 @@
 /**
- * What a proxy that closed at the tunnel's first request, without a byte, does speak: asked again on a new connection,
- * without credentials, and told by the first bytes of its answer. A SOCKS5 server closes so at an HTTP request
- * (pproxy, Dante), pproxy's HTTP server at a SOCKS5 greeting, and pproxy's HTTP server at a CONNECT it cannot carry out.
+ * The tunnel's first request, judged against the other protocol. A proxy that closes at it without a byte, or leaves a
+ * SOCKS5 greeting unanswered, is asked again on a new connection, without credentials, and told by the first bytes of
+ * its answer: a SOCKS5 server closes so at an HTTP request (pproxy, Dante), pproxy's HTTP server at a SOCKS5 greeting
+ * and at a CONNECT it cannot carry out, and an HTTP proxy given a SOCKS5 greeting waits silently for the rest of a
+ * request line (tinyproxy, squid, ncat, proxy.py).
  */
+import type { Socket } from "node:net";
 import { connectTo, type CheckSockets } from "./connection";
+import { ProbeFailure } from "./failure";
 import { SocketReader } from "./reader";
-import { authorityOf, type TunnelTarget } from "./tunnel";
+import { authorityOf, openTunnel, protocolOf, SOCKS5_GREETING, type ProxyProtocol, type TunnelTarget } from "./tunnel";
 import type { ProxyToCheck } from "./types";
 
-/** The protocols a proxy is asked in. */
-export type ProxyProtocol = "http" | "socks5";
+/** How long a SOCKS5 greeting goes unanswered before the proxy is asked in HTTP. */
+const GREETING_GRACE_MS = 1_000;
+
+/**
+ * Opens the tunnel, or names what the proxy speaks instead: a proxy that answers the other protocol has a wrong
+ * record; an HTTP proxy that closed at CONNECT with its credentials but answers CONNECT without them read the request
+ * and got past the credentials, so it closed because it could not reach the target.
+ */
+export async function openTunnelOrName(proxy: ProxyToCheck, target: TunnelTarget, reader: SocketReader, socket: Socket, sockets: CheckSockets): Promise<void> {
+  const silent = httpBehindSilentGreeting(proxy, target, reader, sockets);
+  try {
+    await Promise.race([openTunnel(proxy, target, reader, (bytes) => socket.write(bytes)), silent.found]);
+  } catch (error) {
+    if (!(error instanceof ProbeFailure && error.unanswered)) throw error;
+    const spoken = protocolOf(proxy) ?? "http";
+    const other: ProxyProtocol = spoken === "http" ? "socks5" : "http";
+    if (await answersIn(other, proxy, target, sockets)) {
+      throw new ProbeFailure("protocol_error", `the proxy closed the connection at its first request, and answers ${other}: the record's protocol is wrong, or the port is the proxy's ${other} port`);
+    }
+    if (spoken === "http" && (await answersIn("http", proxy, target, sockets))) {
+      throw new ProbeFailure("target_unreachable", "the proxy closed the connection at CONNECT with its credentials, and answers CONNECT without them: it could not reach the target (some proxies close instead of answering 502)");
+    }
+    throw error;
+  } finally {
+    silent.stop();
+  }
+}
+
+/**
+ * A SOCKS5 greeting unanswered after {@link GREETING_GRACE_MS} has the proxy asked in HTTP: `found` rejects with a
+ * protocol error if it answers, and never settles otherwise.
+ */
+function httpBehindSilentGreeting(proxy: ProxyToCheck, target: TunnelTarget, reader: SocketReader, sockets: CheckSockets) {
+  let timer: NodeJS.Timeout | undefined;
+  const found = new Promise<never>((_, reject) => {
+    if (protocolOf(proxy) !== "socks5") return;
+    timer = setTimeout(() => {
+      if (reader.during !== SOCKS5_GREETING) return;
+      void answersIn("http", proxy, target, sockets).then((http) => {
+        if (http) reject(new ProbeFailure("protocol_error", "the proxy left the SOCKS5 greeting unanswered, and answers HTTP: the record's protocol is wrong, or the port is the proxy's http port"));
+      });
+    }, GREETING_GRACE_MS);
+  });
+  return { found, stop: () => clearTimeout(timer) };
+}
 
 /**
  * Whether the proxy answers `protocol`'s first request: a SOCKS5 greeting offering no authentication and
  * username/password (any SOCKS5 server answers it, even to refuse both), or a CONNECT to the target without credentials
  * (answered `407` by a proxy that requires them). False when it does not, or cannot be reached again.
  */
-export async function answersIn(protocol: ProxyProtocol, proxy: ProxyToCheck, target: TunnelTarget, sockets: CheckSockets): Promise<boolean> {
+async function answersIn(protocol: ProxyProtocol, proxy: ProxyToCheck, target: TunnelTarget, sockets: CheckSockets): Promise<boolean> {
   try {
     const socket = await connectTo(proxy, sockets);
     const reader = new SocketReader(socket, { during: `asking in ${protocol}` });

@@ -25,12 +25,21 @@ export const SOCKS5_GREETING = "the SOCKS5 greeting";
 /** The longest CONNECT answer head read. */
 const MAX_HEAD = 16_384;
 
+/** The protocols a check speaks to a proxy. */
+export type ProxyProtocol = "http" | "socks5";
+
+/** The protocol a record names, in the check's terms (none is `http`, and so is `https`); undefined for any other. */
+export function protocolOf(proxy: Pick<ProxyToCheck, "protocol">): ProxyProtocol | undefined {
+  const protocol = (proxy.protocol ?? "http").toLowerCase();
+  return protocol === "http" || protocol === "https" ? "http" : protocol === "socks5" ? "socks5" : undefined;
+}
+
 /** Opens the tunnel on a connected socket (written with `write`, read with `reader`) by the proxy's protocol. */
 export async function openTunnel(proxy: ProxyToCheck, target: TunnelTarget, reader: SocketReader, write: (bytes: Buffer) => void): Promise<void> {
-  const protocol = (proxy.protocol ?? "http").toLowerCase();
-  if (protocol === "http" || protocol === "https") return httpConnect(proxy, target, reader, write);
+  const protocol = protocolOf(proxy);
+  if (protocol === "http") return httpConnect(proxy, target, reader, write);
   if (protocol === "socks5") return socks5Connect(proxy, target, reader, write);
-  throw new ProbeFailure("unsupported_protocol", `the proxy's protocol "${protocol}" is neither http nor socks5`);
+  throw new ProbeFailure("unsupported_protocol", `the proxy's protocol "${(proxy.protocol ?? "").toLowerCase()}" is neither http nor socks5`);
 }
 
 async function httpConnect(proxy: ProxyToCheck, target: TunnelTarget, reader: SocketReader, write: (bytes: Buffer) => void): Promise<void> {
