@@ -23,10 +23,11 @@ import {
   proxyPageWire,
   proxyWire,
   readRateLimitHints,
-  type UnreadHint,
   readWire,
   SPENT_ORDER_STATES,
   TARGET_ORDER_STATES,
+  unreadHints,
+  type UnreadHint,
   usageWire,
 } from "../contract";
 import { describe, send, type Probe, type Seen } from "./probe";
@@ -560,13 +561,16 @@ class ApiCheck {
    * rate-limit header no form could read is named with its value: the reader, not the API, is then the gap.
    */
   private rateLimitHints(): void {
-    const read = this.answers.map((a) => ({ status: a.status, hints: readRateLimitHints(a.headers, Date.now()) }));
+    const read = this.answers.map((a) => {
+      const hints = readRateLimitHints(a.headers, Date.now());
+      return { status: a.status, hints, unread: unreadHints(a.headers, hints.forms) };
+    });
     const forms = [...new Set(read.flatMap((r) => r.hints.forms))];
     const successes = read.filter((r) => r.status >= 200 && r.status < 300);
     const hintedSuccesses = successes.filter((r) => r.hints.quota !== undefined).length;
     const everyAnswer = successes.length > 0 && hintedSuccesses === successes.length;
     const named = forms.map((form) => HINT_FORM_NAMES[form]).join("; ");
-    const unread = unreadHeaders(read.map((r) => r.hints.unread));
+    const unread = unreadHeaders(read.map((r) => r.unread));
     this.note({
       assumption: "Every answer carries rate-limit hints, successes included, in a form the contract names.",
       holds: everyAnswer && unread.length === 0,

@@ -48,8 +48,6 @@ export interface RateLimitHints {
   forms: HintForm[];
   /** `Retry-After`, in milliseconds. */
   retryAfterMs?: number;
-  /** Rate-limit headers present in a family whose hints no form could read (the reader's gap, not the API's). */
-  unread: UnreadHint[];
 }
 
 /** Reads every form of hints in `headers` (lower-case names). */
@@ -62,12 +60,10 @@ export function readRateLimitHints(headers: Record<string, string | undefined>, 
     ["x-rate-limit", orNone(counters(headers, "x-rate-limit-", now))],
   ];
   const found = read.filter(([, quotas]) => quotas.length > 0);
-  const forms = found.map(([form]) => form);
   return {
     quota: tightest(found.flatMap(([, quotas]) => quotas)),
-    forms,
+    forms: found.map(([form]) => form),
     retryAfterMs: parseRetryAfter(headers["retry-after"], now),
-    unread: unreadHints(headers, forms),
   };
 }
 
@@ -78,8 +74,11 @@ const HINT_FAMILIES: ReadonlyArray<{ name: RegExp; readBy: readonly HintForm[] }
   { name: /^x-rate-limit-/, readBy: ["x-rate-limit"] },
 ];
 
-/** The headers of every family that carried headers but none of whose forms was read. */
-function unreadHints(headers: Record<string, string | undefined>, forms: readonly HintForm[]): UnreadHint[] {
+/**
+ * The rate-limit headers of every family none of whose forms `readRateLimitHints` read from them (`forms`, what it
+ * said it read): the reader's gap, not the API's. For `check-api`; the pacing needs none of it.
+ */
+export function unreadHints(headers: Record<string, string | undefined>, forms: readonly HintForm[]): UnreadHint[] {
   return HINT_FAMILIES.filter((family) => !family.readBy.some((form) => forms.includes(form))).flatMap((family) =>
     Object.entries(headers)
       .filter(([name, value]) => family.name.test(name) && value !== undefined)
