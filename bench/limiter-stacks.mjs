@@ -20,6 +20,7 @@ export const DEFAULT_LIMITER_CASES = LIMITER_MODES.flatMap((mode) =>
 
 /** Runs the K stacks' `up`s against `url` (the last `lateMs` late); each one's end after the first start, in ms. */
 async function ups(workspace, stacks, url, apiKey, lateMs) {
+  const startedAt = Date.now();
   const started = performance.now();
   const walls = await Promise.all(
     stacks.map(async (program, i) => {
@@ -28,7 +29,7 @@ async function ups(workspace, stacks, url, apiKey, lateMs) {
       return performance.now() - started;
     }),
   );
-  return { walls, startedAt: Date.now() - (performance.now() - started) };
+  return { walls, startedAt };
 }
 
 /** The figures of each case: the share answered 429, and the last up against the side-by-side floor. */

@@ -103,7 +103,7 @@ function expressWindow(r, windowSeconds, now) {
 }
 
 /** One case: K stacks of N orders on a key of R requests a second. */
-export async function simulateStacks({ k, n, r, t, hints = "always", form = "contract", lateMs = 0, latencyMs = 5, windowSeconds, fromFirst = false, estimates = true, share, app: withApp = true, seed = 1, onDecision }) {
+export async function simulateStacks({ k, n, r, t, hints = "always", form = "contract", lateMs = 0, latencyMs = 5, windowSeconds, fromFirst = false, estimates = true, share, app: withApp = true, seed = 1 }) {
   const clock = virtualClock();
   const limiter = fromFirst ? expressWindow(r, windowSeconds ?? 1, clock.now) : new RateLimiter({ requestsPerSecond: r, burst: r, windowSeconds }, clock.now);
   let state = seed;
@@ -133,7 +133,6 @@ export async function simulateStacks({ k, n, r, t, hints = "always", form = "con
       const trip = latencyMs * (0.8 + 0.4 * random());
       await clock.sleep(trip / 2 + 1);
       const decision = limiter.take("key");
-      onDecision?.({ at: clock.now(), stack, allowed: decision.allowed, remaining: decision.quota.remaining });
       calls += 1;
       await clock.sleep(trip / 2 + 1);
       const withHints = hints === "always" || (hints === "on-429" && !decision.allowed);

@@ -119,11 +119,6 @@ export function inputValues(resource: ResourceSpec, values: object): Record<stri
   return Object.fromEntries(Object.keys(resource.inputs).flatMap((name) => (all[name] === undefined || all[name] === null ? [] : [[name, all[name]]])));
 }
 
-/** `outputs` without any of the resource's inputs: what an update keeps of the stored outputs before the new inputs. */
-export function withoutInputs(resource: ResourceSpec, outputs: object): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(outputs).filter(([name]) => !(name in resource.inputs)));
-}
-
 /** Names of the resource's inputs whose change replaces it. */
 export function replacingInputs(resource: ResourceSpec): string[] {
   return Object.entries(resource.inputs)

@@ -76,7 +76,7 @@ export function withInputs(outputs: OrderOutputs, inputs: OrderInputs): OrderOut
 }
 
 /** The order as the stored outputs hold it: the inverse of {@link orderFields} and {@link splitCredentials}. */
-export function storedOrder(outputs: OrderOutputs): Order {
+function storedOrder(outputs: OrderOutputs): Order {
   const proxies = (outputs.proxies ?? []).map((proxy, i) => {
     const { username, password } = outputs.credentials?.[i] ?? {};
     return { ...proxy, ...(username !== undefined ? { username } : {}), ...(password !== undefined ? { password } : {}) };

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "../../sandbox";
 import { installPluginWithoutNode, testDist } from "../helpers/plugin-archive";
-import { REPO_ROOT, type JsonSummary } from "../helpers/pulumi";
+import { packThisTree, REPO_ROOT, type JsonSummary } from "../helpers/pulumi";
 import { useStack, type StackUnderTest } from "../helpers/stack";
 
 // The plugin archive this file installs: built once per run, maybe still under way (a hang guard, not a timing).
@@ -137,10 +137,7 @@ describe("a stack of the previous release, upgraded with npm install, then moved
     const recorded = async () => (await program.exportState()).text.includes(`"apiBaseUrl": "${sandbox.url}"`);
     expect((await program.exportState()).text).not.toContain("apiBaseUrl");
     // The upgrade, as a user makes it: this package's tarball over the previous one.
-    const packed = JSON.parse(
-      execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", outside], { cwd: REPO_ROOT, encoding: "utf8" }),
-    ) as Array<{ filename: string }>;
-    execFileSync("npm", ["install", "--no-audit", "--no-fund", join(outside, packed[0]?.filename ?? "")], { cwd: program.dir, stdio: "pipe" });
+    execFileSync("npm", ["install", "--no-audit", "--no-fund", packThisTree(outside).tarball], { cwd: program.dir, stdio: "pipe" });
     const preview = await program.preview("--expect-no-changes");
     expect(said(preview)).toContain("records no API (an earlier release bought it); nothing is planned for it");
     await program.up();

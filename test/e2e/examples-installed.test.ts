@@ -9,7 +9,7 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pulumiBinary, REPO_ROOT } from "../helpers/pulumi";
+import { packThisTree, pulumiBinary, REPO_ROOT } from "../helpers/pulumi";
 import { useStack } from "../helpers/stack";
 
 let outside: string;
@@ -40,10 +40,7 @@ const portClosed = (port: number) =>
 
 beforeAll(() => {
   outside = mkdtempSync(join(tmpdir(), "pulumi-proxy-examples-"));
-  const packed = JSON.parse(
-    execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", outside], { cwd: REPO_ROOT, encoding: "utf8" }),
-  ) as Array<{ filename: string }>;
-  tarball = join(outside, packed[0]?.filename ?? "");
+  tarball = packThisTree(outside).tarball;
 });
 afterAll(() => rmSync(outside, { recursive: true, force: true }));
 

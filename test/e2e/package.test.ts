@@ -8,7 +8,7 @@ import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../helpers/pulumi";
+import { packThisTree, REPO_ROOT } from "../helpers/pulumi";
 
 const bin = (name: string) => join(REPO_ROOT, "node_modules", ".bin", name);
 
@@ -37,12 +37,7 @@ describe("the packed package", () => {
 
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), "pulumi-proxy-pack-"));
-    // dist/ is built by `npm test`; packing without scripts keeps it stable for the tests running beside this one.
-    const packed = JSON.parse(
-      execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], { cwd: REPO_ROOT, encoding: "utf8" }),
-    ) as Array<{ filename: string; files: Array<{ path: string }> }>;
-    tarball = join(dir, packed[0]?.filename ?? "");
-    files = (packed[0]?.files ?? []).map((f) => f.path).sort();
+    ({ tarball, files } = packThisTree(dir));
     execFileSync("tar", ["xzf", tarball, "-C", dir]);
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

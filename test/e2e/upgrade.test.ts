@@ -9,7 +9,7 @@ import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REPO_ROOT, type JsonSummary } from "../helpers/pulumi";
+import { packThisTree, REPO_ROOT, type JsonSummary } from "../helpers/pulumi";
 import { useStack } from "../helpers/stack";
 
 const FIXTURES = join(REPO_ROOT, "test", "fixtures", "previous-release");
@@ -27,10 +27,7 @@ let outside = "";
 let current = "";
 beforeAll(() => {
   outside = mkdtempSync(join(tmpdir(), "pulumi-proxy-upgrade-"));
-  const packed = JSON.parse(
-    execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", outside], { cwd: REPO_ROOT, encoding: "utf8" }),
-  ) as Array<{ filename: string }>;
-  current = join(outside, packed[0]?.filename ?? "");
+  current = packThisTree(outside).tarball;
 }, 300_000);
 afterAll(() => rmSync(outside, { recursive: true, force: true }));
 

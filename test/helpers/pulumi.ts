@@ -2,12 +2,23 @@
  * Drives the real Pulumi CLI for end-to-end tests: an isolated PULUMI_HOME, a local file backend in a temporary
  * folder, a passphrase for secrets, and the offline settings. Every failure throws with the CLI's own output.
  */
-import { execFile, spawn } from "node:child_process";
+import { execFile, execFileSync, spawn } from "node:child_process";
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, renameSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
 export const REPO_ROOT = resolve(__dirname, "..", "..");
+
+/**
+ * This tree packed as npm publishes it, into `destination`: the tarball's path and the files it holds (sorted). No
+ * script runs: dist/ stays as `npm test` built it, for the tests running beside the caller.
+ */
+export function packThisTree(destination: string): { tarball: string; files: string[] } {
+  const packed = JSON.parse(
+    execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", destination], { cwd: REPO_ROOT, encoding: "utf8" }),
+  ) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  return { tarball: join(destination, packed[0]?.filename ?? ""), files: (packed[0]?.files ?? []).map((f) => f.path).sort() };
+}
 
 /**
  * The type token of a dynamic ProxyOrder as states hold it. Written out rather than imported from the SDK: a change

@@ -6,9 +6,10 @@
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createConnection, createServer, type AddressInfo } from "node:net";
+import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "./ports";
 import { REPO_ROOT } from "./pulumi";
 
 /** One running server, with the credentials it requires. */
@@ -31,15 +32,6 @@ const PASSWORD = "real-proxy-pass";
 /** The account and password scripts/ensure-proxies makes for Dante, which checks the system's accounts. */
 const DANTE_USER = "pulumi-proxy-check";
 const DANTE_PASSWORD = "dante-check-password";
-
-/** A loopback port free a moment ago. */
-export async function freePort(): Promise<number> {
-  const server = createServer().listen(0, "127.0.0.1");
-  await new Promise((resolve) => server.once("listening", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Resolves once something accepts connections on the port, or rejects after `ms`. */
 async function listening(port: number, name: string, ms = 20_000): Promise<void> {

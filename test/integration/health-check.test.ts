@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ProxyRecord } from "../../contract/types";
 import { checkProxies, type ProxyToCheck } from "../../health";
+import { freePort } from "../helpers/ports";
 import { REPO_ROOT } from "../helpers/pulumi";
 import { activeOrder, useSandbox } from "../helpers/sandbox";
 
@@ -36,15 +37,6 @@ const servers: Server[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
 });
-
-/** A port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer().listen(0, "127.0.0.1");
-  await new Promise((resolve) => server.once("listening", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe("checking proxies through themselves", () => {
   it("reaches the echo target through HTTP and SOCKS5 proxies with their credentials, and reports the exit address", async () => {
@@ -114,7 +106,7 @@ describe("checking proxies through themselves", () => {
   it("tells a target the proxy cannot reach from a dead proxy, in both protocols", async () => {
     const [http] = await proxiesOf("dc-us-5");
     const [socks] = await proxiesOf("mobile-fr-1");
-    const port = await closedPort();
+    const port = await freePort();
     const closed = await checkProxies([http as ProxyRecord, socks as ProxyRecord], { target: `http://127.0.0.1:${port}/` });
     expect(closed.results.map((r) => r.failure)).toEqual(["target_unreachable", "target_unreachable"]);
     // The sandbox's proxies carry nothing off the machine.

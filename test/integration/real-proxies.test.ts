@@ -8,7 +8,8 @@ import { createServer as createHttpServer, type Server as HttpServer } from "nod
 import { createServer, type AddressInfo, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkProxies, type HealthResult, type ProxyToCheck } from "../../health";
-import { freePort, startRealProxies, type RealProxies } from "../helpers/real-proxies";
+import { freePort } from "../helpers/ports";
+import { startRealProxies, type RealProxies } from "../helpers/real-proxies";
 
 let real: RealProxies | undefined;
 const servers: Array<Server | HttpServer> = [];
