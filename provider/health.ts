@@ -128,23 +128,13 @@ export interface CheckLimits {
 }
 
 /**
- * A signal that aborts with the limits' signal, or once what is left of their deadline has passed; `release` ends its
- * wait. What is left is read on the limits' clock, and passes in real time, as the check's sockets do.
+ * A signal that aborts with the limits' signal, or once what is left of their deadline has passed. What is left is
+ * read on the limits' clock, and passes in real time, as the check's sockets do (whole milliseconds: a simulated clock
+ * may give a fraction, which AbortSignal.timeout refuses).
  */
-function limitSignal(limits: CheckLimits): { signal: AbortSignal; release(): void } {
-  const stopper = new AbortController();
-  const stop = () => stopper.abort();
-  if (limits.signal?.aborted) stop();
-  limits.signal?.addEventListener("abort", stop, { once: true });
-  const timer = setTimeout(stop, Math.max(0, limits.deadline - limits.clock.now()));
-  timer.unref();
-  return {
-    signal: stopper.signal,
-    release: () => {
-      clearTimeout(timer);
-      limits.signal?.removeEventListener("abort", stop);
-    },
-  };
+function limitSignal(limits: CheckLimits): AbortSignal {
+  const outOfTime = AbortSignal.timeout(Math.max(0, Math.ceil(limits.deadline - limits.clock.now())));
+  return limits.signal ? AbortSignal.any([limits.signal, outOfTime]) : outOfTime;
 }
 
 /** Checks the proxies (each with its credentials) and gives the report as the `health` output. */
@@ -155,12 +145,7 @@ export async function checkHeld(held: HeldProxies, settings: HealthSettings, ord
     username: held.credentials[i]?.username,
     password: held.credentials[i]?.password,
   }));
-  const limit = limits && limitSignal(limits);
-  try {
-    return await checkProxies(proxies, { target: settings.target, timeoutMs: settings.timeoutMs, concurrency: settings.concurrency, signal: limit?.signal });
-  } finally {
-    limit?.release();
-  }
+  return checkProxies(proxies, { target: settings.target, timeoutMs: settings.timeoutMs, concurrency: settings.concurrency, signal: limits && limitSignal(limits) });
 }
 
 /** How many proxies of `total` must answer; 0 without `minHealthy`. */
