@@ -64,7 +64,7 @@ function virtualClock() {
 }
 
 /**
- * The provider's own waiter (provider/wait.ts) on an order bought at `started` and ready at `readyAt`, against an API
+ * The provider's own waiter (provider/api/wait.ts) on an order bought at `started` and ready at `readyAt`, against an API
  * without estimates: each read goes through `read`, which spends it on the stack's budget.
  */
 function waitLikeTheProvider(clock, times, started, readyAt, read) {

@@ -7,8 +7,8 @@
  */
 import { execFileSync } from "node:child_process";
 import { parseArgs } from "node:util";
-import { CONFIG_KEYS, ConfigurationError, resolveSettings } from "../provider/config";
-import { parseDuration } from "../provider/duration";
+import { CONFIG_KEYS, ConfigurationError, resolveSettings } from "../provider/core/config";
+import { parseDuration } from "../provider/shared/duration";
 import { anyBreaking, checkApi, nothingChecked, type Finding } from "./assumptions";
 
 /** Where the command writes, and what it reads settings from. */

@@ -1,6 +1,6 @@
 /**
  * One request budget per API key and base URL, shared by every call the process makes on it (the provider's account,
- * provider/account.ts, holds it; clients share it by their option `budget`): the way a fleet of orders stays under the
+ * provider/api/account.ts, holds it; clients share it by their option `budget`): the way a fleet of orders stays under the
  * API's per-key rate limit instead of each call retrying on its own.
  *
  * When a request may go is the pace's to say (client/pace.ts, the whole model); the budget holds the requests until

@@ -51,7 +51,7 @@ export interface ClientOptions {
   dispatcher?: object;
   /**
    * The request budget this client's calls share (client/budget.ts): clients on one key that share one stay under one
-   * rate limit together (the provider's cores and functions share their account's, provider/account.ts).
+   * rate limit together (the provider's cores and functions share their account's, provider/api/account.ts).
    * @default a budget of this client's own
    */
   budget?: RequestBudget;

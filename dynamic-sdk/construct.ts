@@ -4,10 +4,10 @@
  * hold the classes to the state they declare.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { ResourceSpec } from "../provider/fields";
-import { secretNames } from "../provider/fields";
-import { purchaseKey } from "../provider/idempotency";
-import { PROVIDER_KEY } from "../provider/pulumi-host";
+import type { ResourceSpec } from "../provider/schema/fields";
+import { secretNames } from "../provider/schema/fields";
+import { purchaseKey } from "../provider/state/idempotency";
+import { PROVIDER_KEY } from "../provider/shared/pulumi-host";
 
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 
@@ -35,7 +35,7 @@ export function resourceKey(name: string, planId: pulumi.Input<string>, given: p
  * The properties and options a resource of `spec` is registered with: every input as given (check fills in the
  * defaults), every output undefined so that the engine returns it (pulumi/pulumi#2931), the stored provider, the key
  * derived when none is given, and the description's secrets marked. What `pulumi.dynamic.Resource` does, with a
- * provider written by hand instead of serialized (provider/pulumi-host.ts).
+ * provider written by hand instead of serialized (provider/shared/pulumi-host.ts).
  */
 export function constructed(
   spec: ResourceSpec,

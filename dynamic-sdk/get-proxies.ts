@@ -4,9 +4,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import { ProxyError } from "../client/errors";
 import { listProxies, type ProxyListFilters } from "../provider/functions";
-import type { ProxyCredential, ProxyInfo } from "../provider/order-state";
-import { GET_PROXIES, type Shape } from "../provider/definitions";
-import type { Same } from "../provider/fields";
+import type { ProxyCredential, ProxyInfo } from "../provider/state/order-state";
+import { GET_PROXIES, type Shape } from "../provider/schema/definitions";
+import type { Same } from "../provider/schema/fields";
 import type { Plain } from "./construct";
 import { callFunction, dependencies, programClient, type FunctionOutputOptions } from "./program-client";
 

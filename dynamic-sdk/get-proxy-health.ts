@@ -3,10 +3,10 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { ProxyError } from "../client/errors";
-import { GET_PROXY_HEALTH, type Shape } from "../provider/definitions";
-import type { Same } from "../provider/fields";
+import { GET_PROXY_HEALTH, type Shape } from "../provider/schema/definitions";
+import type { Same } from "../provider/schema/fields";
 import { checkGetProxyHealthArgs, checkProxyHealth } from "../provider/functions";
-import type { HealthOutput } from "../provider/health";
+import type { HealthOutput } from "../provider/schema/health-input";
 import { callFunction, dependencies, programClient, type FunctionOutputOptions } from "./program-client";
 
 /** Arguments of {@link getProxyHealth}: the target, which proxies, and how to check them. */

@@ -5,7 +5,7 @@ export { ProxyOrder } from "./proxy-order";
 export type { ProxyOrderArgs } from "./proxy-order";
 export { ProxyFleet } from "./proxy-fleet";
 export type { ProxyFleetArgs } from "./proxy-fleet";
-export type { FleetMember, FleetProxy, FleetCredential } from "../provider/fleet-state";
+export type { FleetMember, FleetProxy, FleetCredential } from "../provider/state/fleet-state";
 export { getProxies, getProxiesOutput } from "./get-proxies";
 export type { GetProxiesArgs, GetProxiesOutputArgs, GetProxiesResult } from "./get-proxies";
 export { getProxyHealth, getProxyHealthOutput } from "./get-proxy-health";
@@ -13,8 +13,8 @@ export type { GetProxyHealthArgs, GetProxyHealthOutputArgs, GetProxyHealthResult
 export { getUsage, getUsageOutput } from "./get-usage";
 export type { GetUsageResult } from "./get-usage";
 export type { FunctionOutputOptions } from "./program-client";
-export type { ProxyInfo, ProxyCredential } from "../provider/order-state";
-export type { HealthCheckInput as HealthCheck, HealthOutput as HealthReport, ProxyHealth } from "../provider/health";
+export type { ProxyInfo, ProxyCredential } from "../provider/state/order-state";
+export type { HealthCheckInput as HealthCheck, HealthOutput as HealthReport, ProxyHealth } from "../provider/schema/health-input";
 export type { ProxyRecord, Usage, Order, StatusReason, ProxyPage } from "../contract/types";
 export { ProxyApiClient } from "../client/client";
 export type { ProxyFilters, CreateOrderResult, GetOrderResult } from "../client/client";
@@ -40,7 +40,7 @@ export {
   UnexpectedResponseError,
 } from "../client/errors";
 export type { ApiErrorDetails } from "../client/errors";
-export { ConfigurationError } from "../provider/config";
-export { OrderAbsenceUnconfirmedError } from "../provider/absence";
-export { OrderFailedError, OrderWaitTimeoutError, UnexpectedOrderStateError, OrderWaitCancelledError } from "../provider/wait";
-export { PartialOrderError } from "../provider/pulumi-host";
+export { ConfigurationError } from "../provider/core/config";
+export { OrderAbsenceUnconfirmedError } from "../provider/api/absence";
+export { OrderFailedError, OrderWaitTimeoutError, UnexpectedOrderStateError, OrderWaitCancelledError } from "../provider/api/wait";
+export { PartialOrderError } from "../provider/shared/pulumi-host";

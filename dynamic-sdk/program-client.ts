@@ -6,8 +6,8 @@ import * as pulumi from "@pulumi/pulumi";
 import { MockMonitor } from "@pulumi/pulumi/runtime/mocks";
 import type { ProxyApiClient } from "../client/client";
 import { withoutUndefined } from "../client/request";
-import { processAccounts } from "../provider/account";
-import { resolveSettings } from "../provider/config";
+import { processAccounts } from "../provider/api/account";
+import { resolveSettings } from "../provider/core/config";
 
 /** Options of the Output forms, as Pulumi's own `getXOutput` functions take them. */
 export interface FunctionOutputOptions {
@@ -18,7 +18,7 @@ export interface FunctionOutputOptions {
   dependsOn?: pulumi.Input<pulumi.Input<pulumi.Resource>[]> | pulumi.Input<pulumi.Resource>;
 }
 
-/** The client of the program's account (provider/account.ts), configured from the `proxy:*` config or the environment. */
+/** The client of the program's account (provider/api/account.ts), configured from the `proxy:*` config or the environment. */
 export function programClient(): ProxyApiClient {
   // runtime.getConfig reads secrets without the plain-text warning of Config.get; the key stays in memory only.
   return processAccounts.of(resolveSettings((key) => pulumi.runtime.getConfig(key)), pulumi.log).api;

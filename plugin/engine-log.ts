@@ -6,7 +6,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import * as grpc from "@grpc/grpc-js";
 import { EngineClient } from "@pulumi/pulumi/proto/engine_grpc_pb";
 import { LogRequest, LogSeverity } from "@pulumi/pulumi/proto/engine_pb";
-import type { ProviderLog } from "../provider/rate-limit-report";
+import type { ProviderLog } from "../provider/api/rate-limit-report";
 
 /** Sends log messages to the engine at `address`; without one (a test), to stderr. */
 export class EngineLog {

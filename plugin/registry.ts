@@ -6,13 +6,13 @@
  */
 import type { ProxyApiClient } from "../client/client";
 import { ProxyError } from "../client/errors";
-import { GET_PROXIES, GET_PROXY_HEALTH, GET_USAGE, PROXY_FLEET, PROXY_ORDER } from "../provider/definitions";
-import { secretNames } from "../provider/fields";
+import { GET_PROXIES, GET_PROXY_HEALTH, GET_USAGE, PROXY_FLEET, PROXY_ORDER } from "../provider/schema/definitions";
+import { secretNames } from "../provider/schema/fields";
 import { checkGetProxiesArgs, checkGetProxyHealthArgs, checkProxyHealth, listProxies } from "../provider/functions";
-import { FleetProvider } from "../provider/fleet-provider";
-import type { FleetInputs, FleetOutputs } from "../provider/fleet-state";
-import { OrderProvider, type ConfigureArgs, type OperationOptions, type OrderProviderOptions, type ResourceIdentity } from "../provider/order-provider";
-import type { OrderInputs, OrderOutputs } from "../provider/order-state";
+import { FleetProvider } from "../provider/fleet/fleet-provider";
+import type { FleetInputs, FleetOutputs } from "../provider/state/fleet-state";
+import { OrderProvider, type ConfigureArgs, type OperationOptions, type OrderProviderOptions, type ResourceIdentity } from "../provider/order/order-provider";
+import type { OrderInputs, OrderOutputs } from "../provider/state/order-state";
 import type { PropertyMap } from "./properties";
 
 /** A resource's core, in the shape both cores share, for inputs `I` and outputs `O`. */

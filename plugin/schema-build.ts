@@ -1,10 +1,10 @@
 /**
- * The plugin's Pulumi package schema, made from the descriptions of provider/definitions.ts. `npm run gen` writes
+ * The plugin's Pulumi package schema, made from the descriptions of provider/schema/definitions.ts. `npm run gen` writes
  * it to plugin/schema.json, from which the SDKs of every language are generated; a test fails when the committed file
  * is not what this makes.
  */
-import { FUNCTIONS, OBJECT_TYPES, PROVIDER_SETTINGS, RESOURCES } from "../provider/definitions";
-import type { FieldSpec, Fields, FunctionSpec, ResourceSpec } from "../provider/fields";
+import { FUNCTIONS, OBJECT_TYPES, PROVIDER_SETTINGS, RESOURCES } from "../provider/schema/definitions";
+import type { FieldSpec, Fields, FunctionSpec, ResourceSpec } from "../provider/schema/fields";
 
 /** What the package says of itself, and how each language's SDK is named. */
 const PACKAGE = {

@@ -1,6 +1,6 @@
 /**
  * The provider plugin `proxy`: Pulumi's `ResourceProvider` gRPC service, implemented on the generated stubs that ship
- * inside @pulumi/pulumi and on the same provider core as the dynamic provider (provider/order-provider.ts).
+ * inside @pulumi/pulumi and on the same provider core as the dynamic provider (provider/order/order-provider.ts).
  *
  * Why not @pulumi/pulumi's own Node provider server (`provider.main`): up to 3.248 it answers CheckConfig and
  * DiffConfig with "not implemented", drops the variables and arguments of Configure, passes neither `timeout` to
@@ -16,12 +16,12 @@ import { Any } from "google-protobuf/google/protobuf/any_pb";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { ProxyError } from "../client/errors";
 import { VERSION } from "../client/version";
-import { SETTING_NAMES, settingsProblem } from "../provider/config";
-import { FUNCTIONS, GET_PROXIES, GET_USAGE, PROXY_FLEET, PROXY_ORDER, RESOURCES } from "../provider/definitions";
-import { secretNames } from "../provider/fields";
-import { purchaseKey } from "../provider/idempotency";
-import type { ProviderSeams } from "../provider/provider-core";
-import { PartialOrderError, PROVIDER_KEY, UNKNOWN } from "../provider/pulumi-host";
+import { SETTING_NAMES, settingsProblem } from "../provider/core/config";
+import { FUNCTIONS, GET_PROXIES, GET_USAGE, PROXY_FLEET, PROXY_ORDER, RESOURCES } from "../provider/schema/definitions";
+import { secretNames } from "../provider/schema/fields";
+import { purchaseKey } from "../provider/state/idempotency";
+import type { ProviderSeams } from "../provider/core/provider-core";
+import { PartialOrderError, PROVIDER_KEY, UNKNOWN } from "../provider/shared/pulumi-host";
 import { traceOperation } from "../tracing";
 import { EngineLog } from "./engine-log";
 import { fromStruct, secretKeys, toStruct } from "./properties";

@@ -4,11 +4,11 @@
  * parts of a resource's URN, which name its type and the identity its purchase key is derived from.
  */
 import type { ProxyApiClient } from "../client/client";
-import { pluginSettings, SETTING_NAMES, type ConfigLookup } from "../provider/config";
-import type { ResourceIdentity } from "../provider/idempotency";
-import { OrderProvider, type OperationOptions, type OrderProviderOptions } from "../provider/order-provider";
-import type { ProviderSeams } from "../provider/provider-core";
-import { UNKNOWN } from "../provider/pulumi-host";
+import { pluginSettings, SETTING_NAMES, type ConfigLookup } from "../provider/core/config";
+import type { ResourceIdentity } from "../provider/state/idempotency";
+import { OrderProvider, type OperationOptions, type OrderProviderOptions } from "../provider/order/order-provider";
+import type { ProviderSeams } from "../provider/core/provider-core";
+import { UNKNOWN } from "../provider/shared/pulumi-host";
 import type { EngineLog } from "./engine-log";
 import type { PropertyMap } from "./properties";
 import { resourceType, type ResourceMethods } from "./registry";

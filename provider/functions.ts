@@ -4,8 +4,9 @@
  */
 import type { ProxyApiClient, ProxyFilters } from "../client/client";
 import { ProxyError } from "../client/errors";
-import { checkHeld, healthCheckProblem, healthSettings, type HealthOutput, type HealthSettings } from "./health";
-import { splitCredentials, type ProxyCredential, type ProxyInfo } from "./order-state";
+import { checkHeld } from "./core/health-check";
+import { healthCheckProblem, healthSettings, type HealthOutput, type HealthSettings } from "./schema/health-input";
+import { splitCredentials, type ProxyCredential, type ProxyInfo } from "./state/order-state";
 
 /** Filters of getProxies: the API's, and `expiresBefore`, which the provider applies to what the API returns. */
 export interface ProxyListFilters extends Pick<ProxyFilters, "type" | "country" | "orderId"> {

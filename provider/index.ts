@@ -7,8 +7,8 @@
  * `SERIALIZED_PROVIDER` in `pulumi-host.ts`, and the serialized shim of earlier versions): it exports only what they call.
  */
 import { tracedOperations } from "../tracing";
-import { createFleetProvider, type FleetProvider } from "./fleet-provider";
-import { createOrderProvider, type OrderProvider } from "./order-provider";
+import { createFleetProvider, type FleetProvider } from "./fleet/fleet-provider";
+import { createOrderProvider, type OrderProvider } from "./order/order-provider";
 
 /** The dynamic provider's name in traces. */
 const SERVICE_NAME = "pulumi-proxy (dynamic provider)";

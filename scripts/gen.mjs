@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // `npm run gen`: rewrites everything generated in this repository from its one source, in this order:
-//   plugin/schema.json             from provider/definitions.ts (plugin/schema-build.ts)
+//   plugin/schema.json             from provider/schema/definitions.ts (plugin/schema-build.ts)
 //   dynamic-sdk/proxy-order.ts,
-//   dynamic-sdk/proxy-fleet.ts     from provider/definitions.ts (scripts/lib/dynamic-sdk.mjs)
-//   docs/resources.md's tables     from provider/definitions.ts (scripts/lib/reference.mjs)
+//   dynamic-sdk/proxy-fleet.ts     from provider/schema/definitions.ts (scripts/lib/dynamic-sdk.mjs)
+//   docs/resources.md's tables     from provider/schema/definitions.ts (scripts/lib/reference.mjs)
 //   docs/openapi.json              from contract/ (contract/openapi.ts)
 //   sdk/{nodejs,python,go,dotnet}  from plugin/schema.json (scripts/gen-sdk/run: the only step that needs Go)
 // The sources are read as TypeScript (bundled in memory by esbuild), not from dist/, so a stale generated file that no
@@ -24,7 +24,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 /** The modules generation reads, compiled from their TypeScript sources. */
 async function sources() {
   const entry = [
-    `export * as definitions from "./provider/definitions";`,
+    `export * as definitions from "./provider/schema/definitions";`,
     `export { schemaFileText } from "./plugin/schema-build";`,
     `export { openApiText } from "./contract/openapi";`,
   ].join("\n");

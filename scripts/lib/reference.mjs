@@ -1,4 +1,4 @@
-// The tables of docs/resources.md, made from the descriptions of provider/definitions.ts: every input, output and
+// The tables of docs/resources.md, made from the descriptions of provider/schema/definitions.ts: every input, output and
 // property with its type, default and description, written once there. A table's place in the page is a pair of
 // markers, `<!-- reference: <name> <part> -->` and `<!-- /reference -->`, where <name> is a resource, function or
 // object type (`ProxyOrder`, `getProxies`, `ProxyInfo`) and <part> is `inputs`, `outputs` or `properties`; the prose
@@ -48,7 +48,7 @@ function partTable(part, fields, isFunction, shownAs) {
 }
 
 /**
- * The page with every marked table made again from `definitions` (the module provider/definitions.ts); throws on a
+ * The page with every marked table made again from `definitions` (the module provider/schema/definitions.ts); throws on a
  * marker that names nothing there.
  */
 export function withReferenceTables(page, definitions) {
@@ -61,7 +61,7 @@ export function withReferenceTables(page, definitions) {
   return page.replace(/(<!-- reference: (\w+) (inputs|outputs|properties) -->\n)[\s\S]*?(<!-- \/reference -->)/g, (_, open, name, part, close) => {
     const found = named.get(name);
     const fields = found?.spec[part];
-    if (!fields) throw new Error(`docs: a reference marker names ${name} ${part}, which provider/definitions.ts does not describe`);
+    if (!fields) throw new Error(`docs: a reference marker names ${name} ${part}, which provider/schema/definitions.ts does not describe`);
     return `${open}${partTable(part, fields, found.isFunction, shownAs)}\n${close}`;
   });
 }

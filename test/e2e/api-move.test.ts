@@ -1,5 +1,5 @@
 /**
- * A stack moved from one API to another and back, with the real CLI (provider/origin.ts, docs/going-live.md): for a
+ * A stack moved from one API to another and back, with the real CLI (provider/state/origin.ts, docs/going-live.md): for a
  * dynamic ProxyOrder, a ProxyOrder through the installed plugin and a ProxyFleet. Preview, up and refresh at the other
  * API drop no order and buy nothing, and name both APIs; pointing back changes nothing; `up --replace` buys anew there,
  * shown by its preview. A stack made by the previous release (its real code, packed), upgraded with `npm install`,

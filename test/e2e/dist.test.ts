@@ -28,7 +28,7 @@ import { pythonEnvironment } from "../helpers/python";
 
 const ORDER_TYPE = "proxy:index:ProxyOrder";
 const PLATFORMS = ["linux-amd64", "linux-arm64", "darwin-amd64", "darwin-arm64", "windows-amd64"];
-/** Words of the plugin's own code (provider/provider-core.ts), which every platform's executable carries. */
+/** Words of the plugin's own code (provider/core/provider-core.ts), which every platform's executable carries. */
 const PLUGIN_CODE = "Pulumi runs the provider with the stack configuration stored in the";
 
 /** What scripts/dist.mjs exports for the tests: its bundle, and Bun's compile of it. */

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { SERIALIZED_PROVIDER } from "../../provider/pulumi-host";
+import { SERIALIZED_PROVIDER } from "../../provider/shared/pulumi-host";
 import { ORDER_TYPE, PulumiProgram, REPO_ROOT } from "../helpers/pulumi";
 import { useStack } from "../helpers/stack";
 

@@ -2,8 +2,8 @@
  * Checked inputs of each resource as a provider method receives them in a test: the defaults `check` applies, a
  * fresh idempotency key, and the `__provider` the engine passes along.
  */
-import type { FleetInputs } from "../../provider/fleet-state";
-import type { OrderInputs } from "../../provider/order-state";
+import type { FleetInputs } from "../../provider/state/fleet-state";
+import type { OrderInputs } from "../../provider/state/order-state";
 
 type WithProvider<T> = T & { __provider: string };
 

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, beforeEach, expect } from "vitest";
 import { ProxyApiClient } from "../../client/client";
 import type { ClientOptions } from "../../client/request";
-import { Accounts } from "../../provider/account";
+import { Accounts } from "../../provider/api/account";
 import { startSandbox, type Sandbox, type SandboxOptions } from "../../sandbox";
 
 /** A sandbox for the current file, reset before each test. Read `.current` inside tests. */

@@ -1,12 +1,12 @@
 /**
- * Orders that live at one API while the stack points at another (provider/origin.ts): nothing is read, renewed or
+ * Orders that live at one API while the stack points at another (provider/state/origin.ts): nothing is read, renewed or
  * dropped through the other API, every operation says where the order lives and how to go on, pointing back changes
  * nothing, and a 404 to a key that may be of another account never drops an order.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OrderAbsenceUnconfirmedError } from "../../provider/absence";
-import { createFleetProvider } from "../../provider/fleet-provider";
-import { createOrderProvider } from "../../provider/order-provider";
+import { OrderAbsenceUnconfirmedError } from "../../provider/api/absence";
+import { createFleetProvider } from "../../provider/fleet/fleet-provider";
+import { createOrderProvider } from "../../provider/order/order-provider";
 import { startSandbox, type Sandbox } from "../../sandbox";
 import { accountsPerTest, sandboxClock, useSandbox } from "../helpers/sandbox";
 import { fleetInputs, orderInputs } from "../helpers/inputs";

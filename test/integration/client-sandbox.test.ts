@@ -14,7 +14,7 @@ import {
   PlanNotFoundError,
   ServerError,
 } from "../../client/errors";
-import { waitForOrder } from "../../provider/wait";
+import { waitForOrder } from "../../provider/api/wait";
 import { SANDBOX_READ_ONLY_API_KEY, startSandbox } from "../../sandbox";
 import { activeOrder, sandboxClock, useSandbox } from "../helpers/sandbox";
 

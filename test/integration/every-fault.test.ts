@@ -4,8 +4,8 @@
  * of two. Both succeed, and every order is bought once and kept.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Accounts } from "../../provider/account";
-import { createFleetProvider } from "../../provider/fleet-provider";
+import { Accounts } from "../../provider/api/account";
+import { createFleetProvider } from "../../provider/fleet/fleet-provider";
 import { startDeviantApi, type DeviantApi } from "../helpers/deviant-api";
 import { useSandbox } from "../helpers/sandbox";
 

@@ -3,11 +3,11 @@
  * renewal, partial work kept, import and delete. Waits run on the sandbox's clock.
  */
 import { describe, expect, it } from "vitest";
-import { Accounts } from "../../provider/account";
-import { createFleetProvider } from "../../provider/fleet-provider";
-import type { FleetInputs, FleetOutputs } from "../../provider/fleet-state";
-import { fleetId, keyAfterRemovedOrder, memberPurchaseKey, nextPurchaseKey } from "../../provider/idempotency";
-import { PartialOrderError } from "../../provider/pulumi-host";
+import { Accounts } from "../../provider/api/account";
+import { createFleetProvider } from "../../provider/fleet/fleet-provider";
+import type { FleetInputs, FleetOutputs } from "../../provider/state/fleet-state";
+import { fleetId, keyAfterRemovedOrder, memberPurchaseKey, nextPurchaseKey } from "../../provider/state/idempotency";
+import { PartialOrderError } from "../../provider/shared/pulumi-host";
 import { accountsPerTest, sandboxClock, useSandbox } from "../helpers/sandbox";
 import { fleetInputs } from "../helpers/inputs";
 

@@ -3,12 +3,12 @@
  * against a sandbox that serves its proxies: what is recorded, what fails and what is kept, what is bought.
  */
 import { describe, expect, it } from "vitest";
-import { createFleetProvider } from "../../provider/fleet-provider";
-import type { FleetInputs, FleetOutputs } from "../../provider/fleet-state";
+import { createFleetProvider } from "../../provider/fleet/fleet-provider";
+import type { FleetInputs, FleetOutputs } from "../../provider/state/fleet-state";
 import { checkGetProxyHealthArgs, checkProxyHealth } from "../../provider/functions";
-import { createOrderProvider } from "../../provider/order-provider";
-import type { OrderInputs, OrderOutputs } from "../../provider/order-state";
-import { PartialOrderError } from "../../provider/pulumi-host";
+import { createOrderProvider } from "../../provider/order/order-provider";
+import type { OrderInputs, OrderOutputs } from "../../provider/state/order-state";
+import { PartialOrderError } from "../../provider/shared/pulumi-host";
 import { accountsPerTest, sandboxClock, useSandbox } from "../helpers/sandbox";
 import { fleetInputs, orderInputs } from "../helpers/inputs";
 

@@ -5,8 +5,8 @@
  * hints the library sends keep the refusals few.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { Accounts } from "../../provider/account";
-import { createFleetProvider } from "../../provider/fleet-provider";
+import { Accounts } from "../../provider/api/account";
+import { createFleetProvider } from "../../provider/fleet/fleet-provider";
 import { fleetInputs } from "../helpers/inputs";
 import { startLimiterFront, type LimiterFront, type LimiterMode } from "../../scripts/lib/limiter-front.mjs";
 import { useSandbox } from "../helpers/sandbox";

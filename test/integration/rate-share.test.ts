@@ -5,7 +5,7 @@
  * slow machine cannot break are asserted: a slow spell sends fewer a second, never more.
  */
 import { describe, expect, it } from "vitest";
-import { createFleetProvider } from "../../provider/fleet-provider";
+import { createFleetProvider } from "../../provider/fleet/fleet-provider";
 import { accountsPerTest, useSandbox } from "../helpers/sandbox";
 import { fleetInputs } from "../helpers/inputs";
 

@@ -5,9 +5,9 @@
 import { describe, expect, it } from "vitest";
 import { ProxyApiClient } from "../../client/client";
 import { listProxies } from "../../provider/functions";
-import { nextPurchaseKey } from "../../provider/idempotency";
-import { createOrderProvider } from "../../provider/order-provider";
-import type { OrderInputs, OrderOutputs } from "../../provider/order-state";
+import { nextPurchaseKey } from "../../provider/state/idempotency";
+import { createOrderProvider } from "../../provider/order/order-provider";
+import type { OrderInputs, OrderOutputs } from "../../provider/state/order-state";
 import { accountsPerTest, sandboxClock, useSandbox } from "../helpers/sandbox";
 import { orderInputs } from "../helpers/inputs";
 

@@ -92,49 +92,69 @@ describe("the dependency rule", () => {
 });
 
 /**
- * The order of the files inside provider/, from the bottom: a file imports only from its own layer and those below.
- * So the decisions (what to buy, replace, keep, say) never reach the engine's methods, and a new file must be placed.
+ * provider/'s folders, from the bottom: a file imports only from its own folder and those below. So what the state
+ * holds never reaches the requests, the decisions never reach the engine's methods, and a new file must be placed. The
+ * files directly in provider/ (the entry) come last.
  */
-const PROVIDER_LAYERS = [
-  { layer: "foundations", files: ["duration", "fields", "idempotency", "config", "absence", "messages", "origin", "provisioning"] },
-  { layer: "domain rules", files: ["renewal", "health", "inputs", "rate-limit-report", "wait", "pulumi-host"] },
-  { layer: "shapes and flows", files: ["definitions", "order-state", "fleet-state", "functions", "listing", "account", "fleet-progress", "purchase"] },
-  { layer: "decisions", files: ["order-plan", "fleet-plan", "settle"] },
-  { layer: "the core the lifecycles share", files: ["provider-core"] },
-  { layer: "the engine's methods", files: ["order-provider", "fleet-provider"] },
-  { layer: "the module the stored provider loads", files: ["index"] },
+const PROVIDER_FOLDERS = [
+  { folder: "shared", files: ["duration", "messages", "pulumi-host"] },
+  { folder: "schema", files: ["fields", "definitions", "inputs", "health-input"] },
+  { folder: "state", files: ["order-state", "fleet-state", "origin", "idempotency", "renewal"] },
+  { folder: "api", files: ["account", "listing", "provisioning", "rate-limit-report", "purchase", "wait", "absence"] },
+  { folder: "core", files: ["provider-core", "config", "health-check"] },
+  { folder: "order", files: ["order-provider", "order-plan", "settle"] },
+  { folder: "fleet", files: ["fleet-provider", "fleet-plan", "fleet-progress", "settle"] },
+  { folder: "entry", files: ["index", "functions"] },
 ];
 
-describe("inside provider/", () => {
-  const layerOf = new Map(PROVIDER_LAYERS.flatMap(({ files }, i) => files.map((f) => [f, i] as const)));
+/** A folder's directory: the entry's files sit in provider/ itself. */
+const folderPath = (folder: string) => join(REPO_ROOT, "provider", folder === "entry" ? "" : folder);
 
-  it("every file has a place in the layers", () => {
-    const files = readdirSync(join(REPO_ROOT, "provider")).filter((f) => f.endsWith(".ts")).map((f) => f.replace(/\.ts$/, ""));
-    expect(files.filter((f) => !layerOf.has(f))).toEqual([]);
+/** A folder holds at most this many files, so that each reads as one concern. */
+const MAX_FOLDER_FILES = 12;
+
+describe("inside provider/", () => {
+  const levelOf = new Map(PROVIDER_FOLDERS.map(({ folder }, i) => [folderPath(folder), i] as const));
+
+  it("every folder holds the files drawn for it, and no more than a dozen", () => {
+    const actual = PROVIDER_FOLDERS.map(({ folder }) =>
+      readdirSync(folderPath(folder), { withFileTypes: true })
+        .filter((e) => e.isFile() && e.name.endsWith(".ts"))
+        .map((e) => e.name.replace(/\.ts$/, ""))
+        .sort(),
+    );
+    expect(actual).toEqual(PROVIDER_FOLDERS.map(({ files }) => [...files].sort()));
+    const folders = readdirSync(join(REPO_ROOT, "provider"), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    expect(folders.sort()).toEqual(PROVIDER_FOLDERS.map(({ folder }) => folder).filter((f) => f !== "entry").sort());
+    expect(PROVIDER_FOLDERS.filter(({ files }) => files.length > MAX_FOLDER_FILES)).toEqual([]);
   });
 
-  it("a file imports only from its own layer and those below (decisions never import the engine's methods)", () => {
+  it("a file imports only from its own folder and those below (the decisions never import the engine's methods)", () => {
     const problems: string[] = [];
-    for (const [file, layer] of layerOf) {
-      const text = readFileSync(join(REPO_ROOT, "provider", `${file}.ts`), "utf8");
-      for (const spec of specifiers(text).filter((s) => s.startsWith("./"))) {
-        const target = layerOf.get(spec.slice(2)) ?? -1;
-        if (target > layer) problems.push(`${file} (${PROVIDER_LAYERS[layer]?.layer}) imports ${spec} (${PROVIDER_LAYERS[target]?.layer})`);
+    PROVIDER_FOLDERS.forEach(({ folder, files }, level) => {
+      for (const file of files) {
+        const path = join(folderPath(folder), `${file}.ts`);
+        for (const spec of specifiers(readFileSync(path, "utf8")).filter((s) => s.startsWith("."))) {
+          const target = dirname(resolve(dirname(path), spec));
+          const targetLevel = levelOf.get(target) ?? -1;
+          if (targetLevel > level) problems.push(`provider/${folder}/${file} imports ${spec} (${PROVIDER_FOLDERS[targetLevel]?.folder})`);
+        }
       }
-    }
+    });
     expect(problems).toEqual([]);
   });
 });
 
 describe("docs/contributing/architecture.md", () => {
-  it("draws provider/'s layers as this test holds them", () => {
+  it("draws provider/'s folders as this test holds them", () => {
     const text = readFileSync(join(REPO_ROOT, "docs", "contributing", "architecture.md"), "utf8");
-    // The lines after the heading's blank line, up to the next blank line: a layer's short name, then its files, then
-    // what it is in parentheses.
+    // The lines after the heading's blank line, up to the next blank line: a folder's name, then its files, then what
+    // it is in parentheses.
     const drawn = text.split("inside provider/, from the bottom")[1]?.split("\n\n")[1]?.split("\n") ?? [];
     const sorted = (files: string[]) => [...files].sort();
-    const files = drawn.map((line) => sorted(line.replace(/\(.*\)\s*$/, "").trim().split(/\s{2,}/).slice(1)));
-    expect(files).toEqual(PROVIDER_LAYERS.map((l) => sorted(l.files)));
+    const folders = drawn.map((line) => line.replace(/\(.*\)\s*$/, "").trim().split(/\s{2,}/));
+    expect(folders.map((words) => words[0]?.replace(/\/$/, ""))).toEqual(PROVIDER_FOLDERS.map((f) => f.folder));
+    expect(folders.map((words) => sorted(words.slice(1)))).toEqual(PROVIDER_FOLDERS.map((f) => sorted(f.files)));
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkBaseUrl, ConfigurationError, isLoopback, resolveSettings } from "../../provider/config";
+import { checkBaseUrl, ConfigurationError, isLoopback, resolveSettings } from "../../provider/core/config";
 
 describe("settings", () => {
   it("prefers the stack's config to the environment, and trims a trailing slash", () => {

@@ -1,11 +1,11 @@
 /**
- * The ranges the descriptions state are the ranges the checks accept. A description (provider/definitions.ts) is what
+ * The ranges the descriptions state are the ranges the checks accept. A description (provider/schema/definitions.ts) is what
  * users read in the reference, the schema and every SDK; "(1s to 24h)" there must be what `check` lets through, so a
  * bound changed in one place fails here until the other follows.
  */
 import { describe, expect, it } from "vitest";
-import { RESOURCES } from "../../provider/definitions";
-import type { FieldSpec } from "../../provider/fields";
+import { RESOURCES } from "../../provider/schema/definitions";
+import type { FieldSpec } from "../../provider/schema/fields";
 
 /** Every input that has a check and states a range, with the range's two ends as written. */
 const ranged = RESOURCES.flatMap((resource) =>

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { checkApi } from "../../check/assumptions";
 import { isRetryable } from "../../client/retry";
-import { CONFIG_KEYS } from "../../provider/config";
+import { CONFIG_KEYS } from "../../provider/core/config";
 import { startSandbox } from "../../sandbox";
 import { REPO_ROOT } from "../helpers/pulumi";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { describePurchases, planFleet, planFleetChange } from "../../provider/fleet-plan";
-import type { FleetMember, FleetOutputs } from "../../provider/fleet-state";
-import { memberPurchaseKey, nextPurchaseKey } from "../../provider/idempotency";
+import { describePurchases, planFleet, planFleetChange } from "../../provider/fleet/fleet-plan";
+import type { FleetMember, FleetOutputs } from "../../provider/state/fleet-state";
+import { memberPurchaseKey, nextPurchaseKey } from "../../provider/state/idempotency";
 
 const NOW = Date.parse("2026-11-24T00:00:00Z");
 const DAY = 86_400_000;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FLEET_PROGRESS_EVERY_MS, FleetProgress } from "../../provider/fleet-progress";
+import { FLEET_PROGRESS_EVERY_MS, FleetProgress } from "../../provider/fleet/fleet-progress";
 import { recordingClock } from "../helpers/mock-api";
 
 function reporter(size: number) {

@@ -4,10 +4,10 @@
  */
 import { describe, expect, it } from "vitest";
 import { exitOf } from "../../health/exit";
-import type { FleetMember } from "../../provider/fleet-state";
-import { planFleet } from "../../provider/fleet-plan";
-import { healthCheckProblem, healthDue, healthSettings, requiredHealthy } from "../../provider/health";
-import { UNKNOWN } from "../../provider/pulumi-host";
+import type { FleetMember } from "../../provider/state/fleet-state";
+import { planFleet } from "../../provider/fleet/fleet-plan";
+import { healthCheckProblem, healthDue, healthSettings, requiredHealthy } from "../../provider/schema/health-input";
+import { UNKNOWN } from "../../provider/shared/pulumi-host";
 
 describe("the exit address and country in an echo's answer", () => {
   it.each([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ProxyPage, ProxyRecord } from "../../contract/types";
-import { listForOrders, sameProxies, unchangedInList } from "../../provider/listing";
+import { listForOrders, sameProxies, unchangedInList } from "../../provider/api/listing";
 
 const proxy = (orderId: string | undefined, n: number): ProxyRecord => ({
   ip: `198.51.100.${n}`,

@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from "vitest";
 import { parseRetryAfter } from "../../contract/rate-limit";
 import { backoffDelay, isRetryable, jitter } from "../../client/retry";
-import { formatDuration, parseDuration } from "../../provider/duration";
-import { nextPurchaseKey, purchaseKey } from "../../provider/idempotency";
+import { formatDuration, parseDuration } from "../../provider/shared/duration";
+import { nextPurchaseKey, purchaseKey } from "../../provider/state/idempotency";
 
 describe("parseRetryAfter", () => {
   const now = Date.parse("2026-11-21T10:00:00Z");

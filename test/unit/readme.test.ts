@@ -2,9 +2,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_CLIENT_OPTIONS } from "../../client/request";
-import { CONFIG_KEYS } from "../../provider/config";
-import * as definitions from "../../provider/definitions";
-import { INPUT_DEFAULTS, MAX_FLEET_ORDERS } from "../../provider/inputs";
+import { CONFIG_KEYS } from "../../provider/core/config";
+import * as definitions from "../../provider/schema/definitions";
+import { INPUT_DEFAULTS, MAX_FLEET_ORDERS } from "../../provider/schema/inputs";
 import { REPO_ROOT } from "../helpers/pulumi";
 
 const read = (path: string) => readFileSync(join(__dirname, "..", "..", path), "utf8");

@@ -1,6 +1,6 @@
 /**
  * plugin/schema.json, from which the SDKs of every language are generated, is what plugin/schema-build.ts makes of
- * the resources' descriptions (provider/definitions.ts): an input or output added there and not to the schema fails
+ * the resources' descriptions (provider/schema/definitions.ts): an input or output added there and not to the schema fails
  * here. (The SDKs are held to the schema by test/e2e/sdks.test.ts, the TypeScript state types and the dynamic SDK to
  * the descriptions by the type check.)
  */
@@ -8,16 +8,16 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { schemaFileText } from "../../plugin/schema-build";
-import { PROXY_FLEET, PROXY_ORDER } from "../../provider/definitions";
-import { FLEET_OUTPUT_ONLY_PROPERTIES } from "../../provider/fleet-state";
-import { OUTPUT_ONLY_PROPERTIES } from "../../provider/order-state";
+import { PROXY_FLEET, PROXY_ORDER } from "../../provider/schema/definitions";
+import { FLEET_OUTPUT_ONLY_PROPERTIES } from "../../provider/state/fleet-state";
+import { OUTPUT_ONLY_PROPERTIES } from "../../provider/state/order-state";
 import { REPO_ROOT } from "../helpers/pulumi";
 
 const committed = readFileSync(join(REPO_ROOT, "plugin", "schema.json"), "utf8");
 const schema = JSON.parse(committed) as { resources: Record<string, { inputProperties: object; properties: Record<string, { secret?: boolean }> }> };
 
 describe("plugin/schema.json", () => {
-  it("is what the resources' descriptions make (run `npm run gen` after changing provider/definitions.ts)", () => {
+  it("is what the resources' descriptions make (run `npm run gen` after changing provider/schema/definitions.ts)", () => {
     expect(committed).toBe(schemaFileText());
   });
 

@@ -1,5 +1,5 @@
 /**
- * The dynamic SDK says what the definitions say (provider/definitions.ts): its resource classes are generated from
+ * The dynamic SDK says what the definitions say (provider/schema/definitions.ts): its resource classes are generated from
  * them (`npm run gen`, scripts/lib/dynamic-sdk.mjs), and the committed files must be what the generator makes now; the
  * hand-written getProxiesOutput's arguments and result, and getProxyHealth's arguments, carry each definition's
  * description, word for word, as TSDoc.
@@ -9,8 +9,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import * as definitions from "../../provider/definitions";
-import { GET_PROXIES, GET_PROXY_HEALTH } from "../../provider/definitions";
+import * as definitions from "../../provider/schema/definitions";
+import { GET_PROXIES, GET_PROXY_HEALTH } from "../../provider/schema/definitions";
 import { REPO_ROOT } from "../helpers/pulumi";
 
 type Fields = Readonly<Record<string, { description: string }>>;

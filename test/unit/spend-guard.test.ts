@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FLEET_TYPE, ORDER_TYPE } from "../../provider/pulumi-host";
+import { FLEET_TYPE, ORDER_TYPE } from "../../provider/shared/pulumi-host";
 import { TOKENS } from "../../plugin/server";
 import {
   allowedPlansPolicy,

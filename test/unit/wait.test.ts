@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { NotFoundError, ServerError } from "../../client/errors";
 import type { Order } from "../../contract/types";
-import { ProvisioningTimes, type PlanProvisioningTimes } from "../../provider/provisioning";
+import { ProvisioningTimes, type PlanProvisioningTimes } from "../../provider/api/provisioning";
 import {
   DEFAULT_WAIT_SCHEDULE,
   nextPollDelay,
@@ -11,7 +11,7 @@ import {
   UnexpectedOrderStateError,
   waitForOrder,
   type WaitProgress,
-} from "../../provider/wait";
+} from "../../provider/api/wait";
 
 const START = Date.parse("2026-11-21T10:00:00Z");
 const order = (status: string, extra: Partial<Order> = {}): Order => ({ id: "ord_1", planId: "p", status, ...extra });

@@ -1,9 +1,9 @@
 /**
  * The shapes a ProxyFleet has in Pulumi's state, and how its members and their proxies become its outputs.
  */
-import type { Order } from "../contract/types";
-import { PROXY_FLEET, type ObjectTypes, type Shape } from "./definitions";
-import { inputValues, type Complete } from "./fields";
+import type { Order } from "../../contract/types";
+import { PROXY_FLEET, type ObjectTypes, type Shape } from "../schema/definitions";
+import { inputValues, type Complete } from "../schema/fields";
 import { orderFields, splitCredentials } from "./order-state";
 import type { OrderOrigin } from "./origin";
 
@@ -75,7 +75,7 @@ export function toFleetOutputs(
     proxies: listed.flatMap((m) => known.get(m.orderId)?.proxies ?? []),
     credentials: listed.flatMap((m) => known.get(m.orderId)?.credentials ?? []),
     expiresAt: expiries.reduce<string | null>((first, e) => (first === null || Date.parse(e) < Date.parse(first) ? e : first), null),
-    // Set by the check of the proxies (health.ts), which runs once the members are settled.
+    // Set by the check of the proxies (core/health-check.ts), which runs once the members are settled.
     health: null,
   };
   return { ...fleetInputsOf(inputs), ...outputs };

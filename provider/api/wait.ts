@@ -14,9 +14,9 @@
  * When the API's rate limit is short, the process's request budget decides when a poll really goes: polls at the
  * estimate before routine ones, and every order in turn.
  */
-import type { ProxyApiClient } from "../client/client";
-import type { Clock } from "../client/clock";
-import { NotFoundError, ProxyError } from "../client/errors";
+import type { ProxyApiClient } from "../../client/client";
+import type { Clock } from "../../client/clock";
+import { NotFoundError, ProxyError } from "../../client/errors";
 import {
   isPendingState,
   isSpentState,
@@ -24,9 +24,9 @@ import {
   PENDING_ORDER_STATES,
   SPENT_ORDER_STATES,
   TARGET_ORDER_STATES,
-} from "../contract/states";
-import type { Order } from "../contract/types";
-import { formatDuration } from "./duration";
+} from "../../contract/states";
+import type { Order } from "../../contract/types";
+import { formatDuration } from "../shared/duration";
 import type { PlanProvisioningTimes, ProvisioningTry } from "./provisioning";
 
 /** Defaults of the schedule; each {@link WaitOptions} field documents its own. */

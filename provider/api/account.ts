@@ -10,12 +10,12 @@
  * runs a provider process of its own. A test that needs a clean start makes its own {@link Accounts}.
  */
 import { createHash } from "node:crypto";
-import { ProxyApiClient } from "../client/client";
-import type { ClientOptions } from "../client/request";
+import { ProxyApiClient } from "../../client/client";
+import type { ClientOptions } from "../../client/request";
 import { RefreshLister } from "./listing";
 import { ProvisioningTimes, type PlanProvisioningTimes } from "./provisioning";
 import { PurchaseTally, type ProviderLog } from "./rate-limit-report";
-import { successorKey, type Predecessor } from "./renewal";
+import { successorKey, type Predecessor } from "../state/renewal";
 
 /** One API account's client and what the process learned and shares about it; see the module's comment. */
 export class Account {

@@ -1,31 +1,17 @@
 /**
- * What a purchase's outcome becomes for each resource, decided without calling anything: a ProxyOrder's outputs or
- * the error that says what happened and what is kept; a fleet's members after its actions ran, the lines to log and
- * the problems that make it partial. The lifecycles (order-provider.ts, fleet-provider.ts) raise and log them.
+ * What the purchases' outcomes become for a fleet, decided without calling anything: its members after its actions
+ * ran, the lines to log and the problems that make it partial. fleet-provider.ts raises and logs them.
  */
-import { ProxyError } from "../client/errors";
-import { isTargetState } from "../contract/states";
-import { memberOf, proxiesOf, type FleetMember, type OrderProxies } from "./fleet-state";
+import { isTargetState } from "../../contract/states";
+import { memberOf, proxiesOf, type FleetMember, type OrderProxies } from "../state/fleet-state";
 import type { MemberAction } from "./fleet-plan";
-import { fleetUnfinished, memberReplaced, orderFailed, orderUnfinished } from "./messages";
-import { toOutputs, type OrderInputs, type OrderOutputs } from "./order-state";
-import type { OrderOrigin } from "./origin";
-import type { PurchaseOutcome } from "./purchase";
-import { PartialOrderError, partialProperties, type WithProvider } from "./pulumi-host";
+import { fleetUnfinished, memberReplaced } from "../shared/messages";
+import type { OrderOrigin } from "../state/origin";
+import type { PurchaseOutcome } from "../api/purchase";
+import { PartialOrderError, partialProperties, type WithProvider } from "../shared/pulumi-host";
 
 /** Problems listed in a partial fleet's message before "and N more". */
 const LISTED_PROBLEMS = 5;
-
-/** A ProxyOrder's create or update result for an outcome: its outputs, or the error that says what is kept. */
-export function settleOrder(inputs: WithProvider<OrderInputs>, outcome: PurchaseOutcome, origin: OrderOrigin): { id: string; outs: OrderOutputs } {
-  const { order, purchaseKey: key } = outcome;
-  if (outcome.kind === "done") return { id: order.id, outs: toOutputs(inputs, order, key, origin) };
-  if (outcome.kind === "failed") {
-    throw new ProxyError(orderFailed(outcome.error.message, Boolean(inputs.adoptOrderId)), "order_failed", { cause: outcome.error });
-  }
-  const message = orderUnfinished(outcome.reason, order.id, order.status);
-  throw new PartialOrderError(message, order.id, partialProperties(toOutputs(inputs, order, key, origin), inputs));
-}
 
 /** What one member's action came to: an outcome, or the error of a purchase that produced no order. */
 export interface MemberResult {

@@ -9,8 +9,8 @@
  * members show it too), compute it where the type checker then points (`orderFields` or `toOutputs` in order-state.ts,
  * `toFleetOutputs` in fleet-state.ts), and run `npm run gen`.
  */
-import type { ProxyRecord, StatusReason as ContractStatusReason, Usage } from "../contract/types";
-import type { HealthCheckInput, HealthOutput } from "./health";
+import type { ProxyRecord, StatusReason as ContractStatusReason, Usage } from "../../contract/types";
+import type { HealthCheckInput, HealthOutput } from "./health-input";
 import type { FunctionSpec, ObjectTypeSpec, ResourceSpec, Same, ShapeOf } from "./fields";
 import { INPUT_CHECKS, INPUT_DEFAULTS } from "./inputs";
 
@@ -33,7 +33,7 @@ const PROXY_INFO = {
 
 /**
  * What a ProxyOrder and each member of a fleet show of their order: computed from the API's order in one place
- * (provider/order-state.ts's `orderFields`), so a field added here is computed once for both.
+ * (provider/state/order-state.ts's `orderFields`), so a field added here is computed once for both.
  */
 export const ORDER_FIELDS = {
   orderId: { type: "string", description: "The order id, such as `ord_...` (a ProxyOrder's resource id too)." },

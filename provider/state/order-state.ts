@@ -2,9 +2,9 @@
  * The shapes a ProxyOrder has in Pulumi's state, and the one mapping from an API order to what a ProxyOrder and each
  * member of a fleet show of it.
  */
-import type { Order, ProxyRecord } from "../contract/types";
-import { ORDER_FIELDS, PROXY_ORDER, type ObjectTypes, type Shape } from "./definitions";
-import { inputValues, type Complete } from "./fields";
+import type { Order, ProxyRecord } from "../../contract/types";
+import { ORDER_FIELDS, PROXY_ORDER, type ObjectTypes, type Shape } from "../schema/definitions";
+import { inputValues, type Complete } from "../schema/fields";
 import { storedOrigin, type OrderOrigin } from "./origin";
 import { orderExpiry } from "./renewal";
 
@@ -55,7 +55,7 @@ export function toOutputs(inputs: OrderInputs, order: Order, purchaseKey: string
   const outputs: Complete<Shape<typeof PROXY_ORDER.outputs>> = {
     ...orderFields(order, purchaseKey, origin),
     ...splitCredentials(order.proxies ?? []),
-    // Set by the check of the proxies (health.ts), which runs once the order is active.
+    // Set by the check of the proxies (core/health-check.ts), which runs once the order is active.
     health: null,
   };
   return { ...inputsOf(inputs), ...outputs };

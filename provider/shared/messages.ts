@@ -3,7 +3,7 @@
  * errors the lifecycles raise. Each says what happened, what is kept, and what to do next. Tests and users match on
  * these words; change them with care.
  */
-import { isSpentState } from "../contract/states";
+import { isSpentState } from "../../contract/states";
 
 /** Why nothing the provider stops tracking is undone: every message that says so says it in these words. */
 const NO_CANCEL_ENDPOINT = "the API has no cancel endpoint";
@@ -229,7 +229,7 @@ export function absenceOtherKey(orderId: string): string {
 /** Failed proxies a health message names before "and N more". */
 const NAMED_FAILURES = 10;
 
-/** What a health check of a resource's proxies found (health.ts), as its messages name it. */
+/** What a health check of a resource's proxies found (core/health-check.ts), as its messages name it. */
 export interface CheckedProxies {
   target: string;
   healthy: number;

@@ -5,16 +5,16 @@
  * Every member goes through the purchase flow ProxyOrder uses (purchase.ts), all at once: the process's request
  * budget sends purchases before polls. Changes touch only what must change (fleet-plan.ts decides): new slots buy, a
  * failed, cancelled, expired or due member is replaced alone, a lower `orders` stops tracking the highest slots, a
- * new plan replaces the fleet. Partial work is kept (settle.ts): a fleet with members that are not ready is recorded
+ * new plan replaces the fleet. Partial work is kept (fleet/settle.ts): a fleet with members that are not ready is recorded
  * with what it holds (a partial create or update), and the next `up` buys only what is missing.
  */
-import { traceStep, type SpanAttributes } from "../tracing";
+import { traceStep, type SpanAttributes } from "../../tracing";
 import type * as pulumi from "@pulumi/pulumi";
-import type { Account } from "./account";
-import { ProxyError } from "../client/errors";
-import { isSpentState, isTargetState } from "../contract/states";
-import type { Order, ProxyRecord } from "../contract/types";
-import { PROXY_FLEET } from "./definitions";
+import type { Account } from "../api/account";
+import { ProxyError } from "../../client/errors";
+import { isSpentState, isTargetState } from "../../contract/states";
+import type { Order, ProxyRecord } from "../../contract/types";
+import { PROXY_FLEET } from "../schema/definitions";
 import { describePurchases, planFleet, planFleetChange, type MemberAction } from "./fleet-plan";
 import { FleetProgress } from "./fleet-progress";
 import {
@@ -27,17 +27,18 @@ import {
   type FleetMember,
   type FleetOutputs,
   type OrderProxies,
-} from "./fleet-state";
-import { fleetId, purchaseKey, type ResourceIdentity } from "./idempotency";
-import { INPUT_DEFAULTS } from "./inputs";
-import { listForOrders, unchangedInList } from "./listing";
-import { importNotFound, livesElsewhere, memberDropped, orderGone, untracked, untrackedButActive } from "./messages";
-import { foundAt, originOf, otherApi, witness, type ApiIdentity } from "./origin";
-import { ProviderCore, type ConfigureArgs, type OperationOptions, type ProviderOptions } from "./provider-core";
-import { checkResource, ordersWithFailures, type CheckLimits } from "./health";
-import { PartialOrderError, partialProperties, type WithProvider } from "./pulumi-host";
+} from "../state/fleet-state";
+import { fleetId, purchaseKey, type ResourceIdentity } from "../state/idempotency";
+import { INPUT_DEFAULTS } from "../schema/inputs";
+import { listForOrders, unchangedInList } from "../api/listing";
+import { importNotFound, livesElsewhere, memberDropped, orderGone, untracked, untrackedButActive } from "../shared/messages";
+import { foundAt, originOf, otherApi, witness, type ApiIdentity } from "../state/origin";
+import { ProviderCore, type ConfigureArgs, type OperationOptions, type ProviderOptions } from "../core/provider-core";
+import { checkResource, type CheckLimits } from "../core/health-check";
+import { ordersWithFailures } from "../schema/health-input";
+import { PartialOrderError, partialProperties, type WithProvider } from "../shared/pulumi-host";
 import { partialFleet, settleFleet, type MemberResult } from "./settle";
-import type { WaitProgress } from "./wait";
+import type { WaitProgress } from "../api/wait";
 
 /** Inputs as `check` receives them: anything, until it has validated them. */
 type UncheckedInputs = Partial<Record<keyof FleetInputs, unknown>>;
@@ -173,7 +174,7 @@ export class FleetProvider implements Omit<Engine, "read"> {
 
   /**
    * With `healthCheck`, every proxy of the fleet's active members checked through itself and recorded as `health`, and
-   * what falls short of `minHealthy` (health.ts); without it, no `health`. Orders being renewed (`retiring`) are on
+   * what falls short of `minHealthy` (core/health-check.ts); without it, no `health`. Orders being renewed (`retiring`) are on
    * their way out: they are not checked.
    */
   private async withHealth(id: string, outs: FleetOutputs, inputs: FleetInputs, limits?: CheckLimits): Promise<{ outs: FleetOutputs; shortfall?: string }> {

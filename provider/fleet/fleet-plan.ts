@@ -3,15 +3,15 @@
  * a member that failed, was cancelled, expired or is due for renewal), which resume waiting, which are no longer
  * tracked. `diff` shows the plan; `create` and `update` carry it out.
  */
-import { isPendingState, isSpentState } from "../contract/states";
-import { PROXY_FLEET } from "./definitions";
-import { changedInputs } from "./fields";
-import { healthDue, ordersWithFailures } from "./health";
-import { memberPurchaseKey } from "./idempotency";
-import type { FleetInputs, FleetMember, FleetOutputs } from "./fleet-state";
-import { fleetShrinks, replacingFleet } from "./messages";
-import { UNKNOWN } from "./pulumi-host";
-import { assessExpiry, expiryMessage, replacesOrder, successorKey, type ExpiryAssessment } from "./renewal";
+import { isPendingState, isSpentState } from "../../contract/states";
+import { PROXY_FLEET } from "../schema/definitions";
+import { changedInputs } from "../schema/fields";
+import { healthDue, ordersWithFailures } from "../schema/health-input";
+import { memberPurchaseKey } from "../state/idempotency";
+import type { FleetInputs, FleetMember, FleetOutputs } from "../state/fleet-state";
+import { fleetShrinks, replacingFleet } from "../shared/messages";
+import { UNKNOWN } from "../shared/pulumi-host";
+import { assessExpiry, expiryMessage, replacesOrder, successorKey, type ExpiryAssessment } from "../state/renewal";
 
 /** One thing an `up` does for one slot. */
 export type MemberAction =

@@ -3,9 +3,9 @@
  * each state, and the slowest), then one summary, instead of a line per member and state. A fleet of 1,000 would
  * otherwise print thousands of lines; a single ProxyOrder keeps its own lines.
  */
-import type { Clock } from "../client/clock";
-import { formatDuration } from "./duration";
-import type { ProviderLog } from "./rate-limit-report";
+import type { Clock } from "../../client/clock";
+import { formatDuration } from "../shared/duration";
+import type { ProviderLog } from "../api/rate-limit-report";
 
 /** Least time between two progress lines; it grows to a tenth of the time waited, so a long wait stays short. */
 export const FLEET_PROGRESS_EVERY_MS = 10_000;

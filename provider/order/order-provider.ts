@@ -1,6 +1,6 @@
 /**
  * The ProxyOrder provider methods, as the Pulumi engine calls them inside the provider process: each carries out a
- * decision made elsewhere (order-plan.ts for diffs, settle.ts for outcomes, purchase.ts for buying) and says what it
+ * decision made elsewhere (order-plan.ts for diffs, settle.ts for outcomes, api/purchase.ts for buying) and says what it
  * did (messages.ts).
  *
  * The API has no cancel endpoint, so a purchase is never undone: create buys (once, by idempotency key) or adopts,
@@ -8,14 +8,14 @@
  * outputs or in an error message, and leaves the state only when its absence is certain (absence.ts).
  */
 import type * as pulumi from "@pulumi/pulumi";
-import type { ProxyApiClient } from "../client/client";
-import type { Account } from "./account";
-import { ProxyError } from "../client/errors";
-import { isPendingState, isSpentState, isTargetState } from "../contract/states";
-import { PROXY_ORDER } from "./definitions";
-import { purchaseKey, type ResourceIdentity } from "./idempotency";
-import { INPUT_DEFAULTS } from "./inputs";
-import { unchangedInList } from "./listing";
+import type { ProxyApiClient } from "../../client/client";
+import type { Account } from "../api/account";
+import { ProxyError } from "../../client/errors";
+import { isPendingState, isSpentState, isTargetState } from "../../contract/states";
+import { PROXY_ORDER } from "../schema/definitions";
+import { purchaseKey, type ResourceIdentity } from "../state/idempotency";
+import { INPUT_DEFAULTS } from "../schema/inputs";
+import { unchangedInList } from "../api/listing";
 import {
   adoptionGone,
   adoptionRefusal,
@@ -27,19 +27,19 @@ import {
   originUnrecorded,
   untracked,
   untrackedButActive,
-} from "./messages";
-import { foundAt, originOf, otherApi, unrecorded, witness } from "./origin";
+} from "../shared/messages";
+import { foundAt, originOf, otherApi, unrecorded, witness } from "../state/origin";
 import { planOrderChange } from "./order-plan";
-import { inputsOf, toOutputs, withInputs, type OrderInputs, type OrderOutputs } from "./order-state";
-import { ProviderCore, type ConfigureArgs, type OperationOptions, type ProviderOptions } from "./provider-core";
-import { PartialOrderError, partialProperties, UNKNOWN, type WithProvider } from "./pulumi-host";
-import { checkResource, type CheckLimits } from "./health";
-import { assessExpiry, expiryMessage } from "./renewal";
+import { inputsOf, toOutputs, withInputs, type OrderInputs, type OrderOutputs } from "../state/order-state";
+import { ProviderCore, type ConfigureArgs, type OperationOptions, type ProviderOptions } from "../core/provider-core";
+import { PartialOrderError, partialProperties, UNKNOWN, type WithProvider } from "../shared/pulumi-host";
+import { checkResource, type CheckLimits } from "../core/health-check";
+import { assessExpiry, expiryMessage } from "../state/renewal";
 import { settleOrder } from "./settle";
 
-export type { ProviderLog } from "./rate-limit-report";
-export type { ConfigureArgs, OperationOptions } from "./provider-core";
-export type { ResourceIdentity } from "./idempotency";
+export type { ProviderLog } from "../api/rate-limit-report";
+export type { ConfigureArgs, OperationOptions } from "../core/provider-core";
+export type { ResourceIdentity } from "../state/idempotency";
 
 /** What the ProxyOrder provider methods depend on; tests replace parts of it. */
 export type OrderProviderOptions = ProviderOptions;
@@ -181,7 +181,7 @@ export class OrderProvider implements Omit<Engine, "read"> {
 
   /**
    * With `healthCheck`, the proxies of an active order checked through themselves and recorded as `health`; below
-   * `minHealthy`, when `gate` (create and update), a partial error that keeps the order in the state (health.ts).
+   * `minHealthy`, when `gate` (create and update), a partial error that keeps the order in the state (core/health-check.ts).
    * Without it, no `health`.
    */
   private async withHealth(outs: OrderOutputs, inputs: WithProvider<OrderInputs>, gate: boolean, limits?: CheckLimits): Promise<OrderOutputs> {

@@ -1,16 +1,14 @@
 /**
- * Checking a resource's proxies through themselves (health/ does the checking): what a `healthCheck` input means,
- * the check of an order's or a fleet's proxies with their credentials, and the verdict against `minHealthy`.
+ * What a `healthCheck` input means: its shape, what is wrong with one, the settings it gives, and the verdict of a
+ * report against its `minHealthy` (core/health-check.ts runs the check; health/ does the checking).
  *
  * A check never buys and never drops: its result is recorded (`health`), and below `minHealthy` the create or update
  * fails as a partial one, with every order in the state. A refresh records and warns; the update the next diff then
  * plans checks again, and fails if the proxies still do not answer.
  */
-import type { Clock } from "../client/clock";
-import { checkProxies, DEFAULT_HEALTH_CHECK, probeTarget, type HealthReport, type HealthResult, type ProxyToCheck } from "../health";
-import { formatDuration, parseDuration } from "./duration";
-import { healthBelowMinimum, healthChecked } from "./messages";
-import { UNKNOWN } from "./pulumi-host";
+import { DEFAULT_HEALTH_CHECK, probeTarget, type HealthReport, type HealthResult } from "../../health";
+import { parseDuration } from "../shared/duration";
+import { UNKNOWN } from "../shared/pulumi-host";
 
 /** A `healthCheck` input (definitions.ts describes it and holds its HealthCheck type to this). */
 export interface HealthCheckInput {
@@ -108,46 +106,6 @@ export function healthSettings(input: HealthCheckInput): HealthSettings {
     ...(minHealthy ? { minHealthy } : {}),
   };
 }
-
-/** A proxy and its credentials, in the same position of an output's `proxies` and `credentials`. */
-export interface HeldProxies {
-  proxies: ReadonlyArray<{ ip: string; port: number; protocol?: string; id?: string; orderId?: string; country?: string }>;
-  credentials: ReadonlyArray<{ username?: string; password?: string }>;
-}
-
-/**
- * What may cut a create's or an update's check short: the engine's cancel (a plugin's `Cancel`) and the operation's
- * deadline (`readyTimeout`, or a plugin's `customTimeouts`), which the check's time counts within. Proxies not
- * checked by then fail as `timeout`, so the verdict is a partial: every order stays in the state.
- */
-export interface CheckLimits {
-  signal?: AbortSignal;
-  /** Epoch milliseconds on `clock`. */
-  deadline: number;
-  clock: Pick<Clock, "now">;
-}
-
-/**
- * A signal that aborts with the limits' signal, or once what is left of their deadline has passed. What is left is
- * read on the limits' clock, and passes in real time, as the check's sockets do (whole milliseconds: a simulated clock
- * may give a fraction, which AbortSignal.timeout refuses).
- */
-function limitSignal(limits: CheckLimits): AbortSignal {
-  const outOfTime = AbortSignal.timeout(Math.max(0, Math.ceil(limits.deadline - limits.clock.now())));
-  return limits.signal ? AbortSignal.any([limits.signal, outOfTime]) : outOfTime;
-}
-
-/** Checks the proxies (each with its credentials) and gives the report as the `health` output. */
-export async function checkHeld(held: HeldProxies, settings: HealthSettings, orderId?: string, limits?: CheckLimits): Promise<HealthOutput> {
-  const proxies: ProxyToCheck[] = held.proxies.map((proxy, i) => ({
-    ...proxy,
-    ...(orderId && !proxy.orderId ? { orderId } : {}),
-    username: held.credentials[i]?.username,
-    password: held.credentials[i]?.password,
-  }));
-  return checkProxies(proxies, { target: settings.target, timeoutMs: settings.timeoutMs, concurrency: settings.concurrency, signal: limits && limitSignal(limits) });
-}
-
 /** How many proxies of `total` must answer; 0 without `minHealthy`. */
 export function requiredHealthy(minHealthy: MinHealthy | undefined, total: number): number {
   if (!minHealthy) return 0;
@@ -162,33 +120,6 @@ export function meetsMinimum(report: Pick<HealthReport, "healthy" | "total">, se
 /** The ids of the orders with a proxy that failed the report's check. */
 export function ordersWithFailures(report: HealthOutput | null | undefined): Set<string> {
   return new Set((report?.results ?? []).filter((r) => !r.healthy && r.orderId).map((r) => r.orderId as string));
-}
-
-/** What a resource's check found: the `health` output, and the error message when it is below `minHealthy`. */
-export interface HealthVerdict {
-  health: HealthOutput;
-  /** Set when fewer proxies answered than `minHealthy` asks for. */
-  shortfall?: string;
-}
-
-/**
- * Checks a resource's proxies by its `healthCheck` and says what it found in the log: a line, a warning when any
- * failed. `what` names the resource in messages; `orderId` is the order of proxies that do not name one.
- */
-export async function checkResource(
-  log: { info(message: string): void; warn(message: string): void },
-  what: string,
-  held: HeldProxies,
-  healthCheck: HealthCheckInput,
-  orderId?: string,
-  limits?: CheckLimits,
-): Promise<HealthVerdict> {
-  const settings = healthSettings(healthCheck);
-  const health = await checkHeld(held, settings, orderId, limits);
-  if (health.healthy < health.total) log.warn(healthChecked(what, health));
-  else log.info(healthChecked(what, health));
-  if (meetsMinimum(health, settings)) return { health };
-  return { health, shortfall: healthBelowMinimum(what, health, requiredHealthy(settings.minHealthy, health.total), formatDuration(settings.timeoutMs)) };
 }
 
 /**

@@ -3,10 +3,10 @@
  * what is allowed. definitions.ts attaches each check to its input; fields.ts runs them.
  */
 import { z } from "zod";
-import { IDEMPOTENCY_KEY_RULE, isValidIdempotencyKey } from "../contract/idempotency";
-import { parseDuration } from "./duration";
+import { IDEMPOTENCY_KEY_RULE, isValidIdempotencyKey } from "../../contract/idempotency";
+import { parseDuration } from "../shared/duration";
 import type { InputCheck } from "./fields";
-import { healthCheckProblem } from "./health";
+import { healthCheckProblem } from "./health-input";
 
 /** The inputs that have a check. */
 type CheckedInput =

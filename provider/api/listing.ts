@@ -17,10 +17,10 @@
  * The engine reads a stack's resources one by one, several at a time, in one provider process: reads that arrive
  * within a moment of each other share one listing, and later reads of the same refresh use what it fetched.
  */
-import type { ProxyApiClient } from "../client/client";
-import { ProxyError } from "../client/errors";
-import type { ProxyPage, ProxyRecord } from "../contract/types";
-import type { ProxyCredential, ProxyInfo } from "./order-state";
+import type { ProxyApiClient } from "../../client/client";
+import { ProxyError } from "../../client/errors";
+import type { ProxyPage, ProxyRecord } from "../../contract/types";
+import type { ProxyCredential, ProxyInfo } from "../state/order-state";
 
 /** The largest page the contract allows. */
 export const LIST_PAGE_SIZE = 1000;

@@ -2,18 +2,18 @@
  * What every resource's provider methods share: the settings (`configure`, with the environment as fallback), the
  * process's API client for them, the purchase flow, deadlines, and how a refresh explains a key it cannot use.
  */
-import { realClock, type Clock } from "../client/clock";
-import { AuthenticationError, PermissionError } from "../client/errors";
-import type { ClientOptions, RetryEvent } from "../client/request";
-import { processCallTracer } from "../tracing";
-import { processAccounts, type Account, type Accounts } from "./account";
+import { realClock, type Clock } from "../../client/clock";
+import { AuthenticationError, PermissionError } from "../../client/errors";
+import type { ClientOptions, RetryEvent } from "../../client/request";
+import { processCallTracer } from "../../tracing";
+import { processAccounts, type Account, type Accounts } from "../api/account";
 import { ConfigurationError, resolveSettings, type ConfigLookup } from "./config";
-import { formatDuration, parseDuration } from "./duration";
-import { checkFields, withDefaults, type ResourceSpec } from "./fields";
-import type { CheckLimits } from "./health";
-import { createPurchaseFlow, type PurchaseFlow } from "./purchase";
-import { UNKNOWN } from "./pulumi-host";
-import type { ProviderLog } from "./rate-limit-report";
+import { formatDuration, parseDuration } from "../shared/duration";
+import { checkFields, withDefaults, type ResourceSpec } from "../schema/fields";
+import type { CheckLimits } from "./health-check";
+import { createPurchaseFlow, type PurchaseFlow } from "../api/purchase";
+import { UNKNOWN } from "../shared/pulumi-host";
+import type { ProviderLog } from "../api/rate-limit-report";
 
 /** What a 401 or 403 during refresh means: the key used is the one stored with the stack's last `pulumi up`. */
 const STORED_CONFIG_ADVICE =
@@ -132,7 +132,7 @@ export class ProviderCore {
     return this.clock.now() + (operation.timeoutMs ?? parseDuration(inputs.readyTimeout) ?? 0);
   }
 
-  /** What cuts an operation's health check short: the engine's cancel and the operation's deadline (health.ts). */
+  /** What cuts an operation's health check short: the engine's cancel and the operation's deadline (health-check.ts). */
   checkLimits(inputs: { readyTimeout: string }, operation: OperationOptions): CheckLimits {
     return { signal: operation.signal, deadline: this.deadlineOf(inputs, operation), clock: this.clock };
   }

@@ -6,16 +6,16 @@
  * partial create, a fleet records the member and carries on with the others. Only a purchase that never produced an
  * order (402, an unknown plan, the rate limit past the deadline, repeated failures) throws.
  */
-import type { ProxyApiClient } from "../client/client";
-import { NotFoundError, ProxyError } from "../client/errors";
-import { isSpentState, isTargetState } from "../contract/states";
-import type { Order } from "../contract/types";
+import type { ProxyApiClient } from "../../client/client";
+import { NotFoundError, ProxyError } from "../../client/errors";
+import { isSpentState, isTargetState } from "../../contract/states";
+import type { Order } from "../../contract/types";
 import { confirmApiAnswers, confirmOrderGone, OrderAbsenceUnconfirmedError } from "./absence";
-import { formatDuration } from "./duration";
-import { keyAfterRemovedOrder, nextPurchaseKey } from "./idempotency";
-import { absenceOtherKey, absenceUnrecorded } from "./messages";
-import { keySeesAccount, unrecorded, witness, type OrderOrigin } from "./origin";
-import { assessExpiry, orderExpiry, replacesOrder } from "./renewal";
+import { formatDuration } from "../shared/duration";
+import { keyAfterRemovedOrder, nextPurchaseKey } from "../state/idempotency";
+import { absenceOtherKey, absenceUnrecorded } from "../shared/messages";
+import { keySeesAccount, unrecorded, witness, type OrderOrigin } from "../state/origin";
+import { assessExpiry, orderExpiry, replacesOrder } from "../state/renewal";
 import type { Account } from "./account";
 import type { PlanProvisioningTimes } from "./provisioning";
 import { heldReporter, type ProviderLog } from "./rate-limit-report";

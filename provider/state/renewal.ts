@@ -5,8 +5,8 @@
  * The API has no renew endpoint, so a renewal is a new purchase (new proxies) made by a replacement: Pulumi creates
  * the new order before it deletes (stops tracking) the old one, so there is no gap.
  */
-import { isTargetState } from "../contract/states";
-import { formatDuration, parseDuration } from "./duration";
+import { isTargetState } from "../../contract/states";
+import { formatDuration, parseDuration } from "../shared/duration";
 import { nextPurchaseKey } from "./idempotency";
 
 /** Without `renewBefore`, refresh and preview warn about an order this close to its expiry. */

@@ -3,14 +3,14 @@
  * are updated in place, whether the replacement follows the stored order (and so buys with a key derived from it),
  * and what the preview warns about. order-provider.ts carries the decisions out.
  */
-import { isPendingState, isSpentState } from "../contract/states";
-import { PROXY_ORDER } from "./definitions";
-import { changedInputs, replacingInputs } from "./fields";
-import { healthDue } from "./health";
-import { replacingOrder } from "./messages";
-import type { OrderInputs, OrderOutputs } from "./order-state";
-import { UNKNOWN } from "./pulumi-host";
-import { assessExpiry, expiryMessage, replacesOrder } from "./renewal";
+import { isPendingState, isSpentState } from "../../contract/states";
+import { PROXY_ORDER } from "../schema/definitions";
+import { changedInputs, replacingInputs } from "../schema/fields";
+import { healthDue } from "../schema/health-input";
+import { replacingOrder } from "../shared/messages";
+import type { OrderInputs, OrderOutputs } from "../state/order-state";
+import { UNKNOWN } from "../shared/pulumi-host";
+import { assessExpiry, expiryMessage, replacesOrder } from "../state/renewal";
 
 /** A diff's decision, and what it tells the user. */
 export interface OrderChange {
