@@ -8,7 +8,7 @@ import { z } from "zod";
 import { ERROR_TABLE } from "./errors";
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from "./idempotency";
 import { PROXY_TYPES } from "./states";
-import { createOrderRequestWire, orderWire, problemDocumentWire, proxyPageWire, proxyWire, usageWire } from "./wire";
+import { contractRequired, createOrderRequestWire, orderWire, problemDocumentWire, proxyPageWire, proxyWire, usageWire } from "./wire";
 
 /** The revision of the assumed contract this document describes (the date it last changed). */
 export const CONTRACT_REVISION = "2026-11-25";
@@ -24,11 +24,14 @@ export const OPERATIONS = {
 /** An operation's key in {@link OPERATIONS}. */
 export type OperationKey = keyof typeof OPERATIONS;
 
-/** The wire schema of each 2xx body, by operation: what the sandbox's answers are checked against. */
+/**
+ * The wire schema of each 2xx body, by operation, with every field the contract requires required: what the sandbox's
+ * answers are checked against (the client reads them more leniently).
+ */
 export const SUCCESS_BODIES: Readonly<Record<OperationKey, z.ZodType>> = {
   "GET /v1/proxies": proxyPageWire,
-  "POST /v1/orders": orderWire,
-  "GET /v1/orders/{id}": orderWire,
+  "POST /v1/orders": contractRequired(orderWire),
+  "GET /v1/orders/{id}": contractRequired(orderWire),
   "GET /v1/usage": usageWire,
 };
 

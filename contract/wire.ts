@@ -7,21 +7,45 @@
  * only `data` is a single, complete page. The request schema is strict, for the sandbox: it is what the API accepts.
  */
 import { z } from "zod";
-import type { Order, ProxyPage, Usage } from "./types";
+import type { Order, ProxyPage, ProxyRecord, StatusReason, Usage } from "./types";
 
-/** A proxy record (`GET /v1/proxies`, an order's `proxies`). */
+/**
+ * A field the contract says an API always sends, which a client still reads when it is missing (a real API may
+ * leave it out): optional in the schema the client parses with, required of the sandbox's answers (`contractRequired`).
+ */
+const requiredByContract = new WeakSet<z.ZodType>();
+
+/** `schema` as an API keeping the contract sends it: every field the contract requires is required. */
+export function contractRequired(schema: z.ZodObject): z.ZodObject {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [name, field] of Object.entries(schema.shape)) {
+    if (requiredByContract.has(field) && field instanceof z.ZodOptional) shape[name] = field.unwrap() as z.ZodType;
+  }
+  return schema.extend(shape);
+}
+
+function tolerated<T extends z.ZodType>(schema: T, description: string) {
+  const field = schema.optional().meta({ description });
+  requiredByContract.add(field);
+  return field;
+}
+
+/** A field's description, as its record type's TSDoc and the OpenAPI document show it. */
+const about = (description: string) => ({ description });
+
+/** A proxy assigned to the account. The four seed fields are always present. */
 export const proxyWire = z.looseObject({
-  ip: z.string().min(1),
-  port: z.number().int().min(1).max(65535),
-  type: z.string(),
-  country: z.string(),
-  id: z.string().optional(),
-  order_id: z.string().optional(),
-  protocol: z.string().optional(),
-  username: z.string().optional(),
-  password: z.string().optional(),
-  city: z.string().optional(),
-  expires_at: z.string().optional(),
+  ip: z.string().min(1).meta(about("IPv4 or IPv6 address.")),
+  port: z.number().int().min(1).max(65535).meta(about("Port, 1 to 65535.")),
+  type: z.string().meta(about("`datacenter`, `isp`, `residential`, `mobile`, or a value this version does not know.")),
+  country: z.string().meta(about("ISO 3166-1 alpha-2 country code, such as `US`.")),
+  id: z.string().optional().meta(about("Stable id of the proxy.")),
+  order_id: z.string().optional().meta(about("The order that provisioned it.")),
+  protocol: z.string().optional().meta(about("`http` or `socks5`.")),
+  username: z.string().optional().meta(about("Proxy user name (a credential).")),
+  password: z.string().optional().meta(about("Proxy password (a credential).")),
+  city: z.string().optional().meta(about("City of the proxy.")),
+  expires_at: z.string().optional().meta(about("RFC 3339 time the proxy expires.")),
 });
 
 /** `GET /v1/proxies` response. */
@@ -31,31 +55,47 @@ export const proxyPageWire = z.looseObject({
   next_cursor: z.string().nullable().optional(),
 });
 
-const statusReasonWire = z.looseObject({
-  code: z.string().optional(),
-  message: z.string().optional(),
+/** Why an order failed or was cancelled: a stable code and a message for people. */
+export const statusReasonWire = z.looseObject({
+  code: z.string().optional().meta(about("A stable code, such as `out_of_stock`.")),
+  message: z.string().optional().meta(about("What happened, for people.")),
 });
 
-/** Order record (`POST /v1/orders`, `GET /v1/orders/{id}`). */
+/** An order: a purchase of one plan, and its provisioning status (`POST /v1/orders`, `GET /v1/orders/{id}`). */
 export const orderWire = z.looseObject({
-  id: z.string().min(1),
-  plan_id: z.string(),
-  status: z.string().min(1),
-  status_reason: statusReasonWire.nullable().optional(),
-  created_at: z.string().optional(),
-  updated_at: z.string().optional(),
-  ready_at: z.string().nullable().optional(),
-  estimated_ready_at: z.string().nullable().optional(),
-  expires_at: z.string().nullable().optional(),
-  proxies: z.array(proxyWire).optional(),
+  id: z.string().min(1).meta(about("The order id, such as `ord_...`.")),
+  plan_id: z.string().meta(about("The plan bought.")),
+  status: z
+    .string()
+    .min(1)
+    .meta(about("`pending`, `provisioning`, `active`, `failed`, `cancelled`, `expired`, or a state the contract does not name.")),
+  status_reason: tolerated(statusReasonWire.nullable(), "Set when the order failed or was cancelled."),
+  created_at: tolerated(z.string(), "RFC 3339."),
+  updated_at: tolerated(z.string(), "RFC 3339."),
+  ready_at: tolerated(z.string().nullable(), "RFC 3339, set once active."),
+  estimated_ready_at: z.string().nullable().optional().meta(about("RFC 3339 hint while not terminal.")),
+  expires_at: z
+    .string()
+    .nullable()
+    .optional()
+    .meta(
+      about(
+        "RFC 3339 time the order expires. Not in the contract's order record (its proxies carry `expires_at`); read when an API sends it, as the tolerant reading of an order-level expiry.",
+      ),
+    ),
+  proxies: z.array(proxyWire).optional().meta(about("Present (possibly empty) once the order is active.")),
 });
 
-/** `GET /v1/usage` response. */
+/** Usage for the current billing period (`GET /v1/usage`). `null` limits mean unlimited; bytes are integers. */
 export const usageWire = z.looseObject({
-  period: z.looseObject({ start: z.string(), end: z.string() }),
-  as_of: z.string(),
-  bandwidth: z.looseObject({ used_bytes: z.number().int().min(0), limit_bytes: z.number().int().min(0).nullable() }),
-  requests: z.looseObject({ used: z.number().int().min(0), limit: z.number().int().min(0).nullable() }),
+  period: z.looseObject({ start: z.string(), end: z.string() }).meta(about("The billing period, start and end in RFC 3339.")),
+  as_of: z.string().meta(about("When the figures were taken, RFC 3339.")),
+  bandwidth: z
+    .looseObject({ used_bytes: z.number().int().min(0), limit_bytes: z.number().int().min(0).nullable() })
+    .meta(about("Bytes used this period, and the allowance (`null`: unlimited).")),
+  requests: z
+    .looseObject({ used: z.number().int().min(0), limit: z.number().int().min(0).nullable() })
+    .meta(about("Requests made this period, and the allowance (`null`: unlimited).")),
 });
 
 /**
@@ -135,7 +175,37 @@ function camelize<T>(value: T): Camelize<T> {
   return walk(value) as Camelize<T>;
 }
 
-// The records of types.ts are the schemas' shapes renamed: these return types are checked, not cast.
+/** A wire record's fields the contract names, without the index signature that keeps unknown ones. */
+type Known<T> = { [K in keyof T as string extends K ? never : K]: T[K] extends object | null | undefined ? KnownInner<T[K]> : T[K] };
+type KnownInner<T> = T extends ReadonlyArray<infer Item> ? Known<Item>[] : T extends object ? Known<T> : T;
+
+/** The order record as an API sends it: what the sandbox's views list, field by field. */
+export type OrderWire = Known<z.output<typeof orderWire>>;
+/** A proxy record as an API sends it. */
+export type ProxyWire = Known<z.output<typeof proxyWire>>;
+/** The usage record as an API sends it. */
+export type UsageWire = Known<z.output<typeof usageWire>>;
+
+/**
+ * A record as a server writes it: every field the contract names, each listed, `undefined` for one not sent (JSON
+ * leaves it out). A field added to a schema fails the type check of every server view that does not list it.
+ */
+export type Listed<T> = { [K in keyof Required<T>]: T[K] };
+
+/** True when A and B are the same type (both ways). */
+type Same<A, B> = (<X>() => X extends A ? 1 : 2) extends <X>() => X extends B ? 1 : 2 ? true : false;
+
+// The records of types.ts are the schemas' shapes renamed (records.ts is written from these schemas by `npm run gen`):
+// the same both ways, so a schema changed and not regenerated fails the type check here.
+const recordsFollowTheSchemas: [
+  Same<ProxyRecord, Camelize<ProxyWire>>,
+  Same<StatusReason, Camelize<Known<z.output<typeof statusReasonWire>>>>,
+  Same<Order, Camelize<OrderWire>>,
+  Same<Usage, Camelize<UsageWire>>,
+] = [true, true, true, true];
+void recordsFollowTheSchemas;
+
+// The conversions below return those records: their return types are checked, not cast.
 
 /** Converts a validated proxy page to the client's record. */
 export function toProxyPage(wire: z.infer<typeof proxyPageWire>): ProxyPage {

@@ -2,7 +2,8 @@
  * What the API shows of the sandbox's state at a given time: an order's status, the order and proxy records in their
  * wire shape, and the usage. Pure functions of the state and `now`.
  */
-import { PLANS } from "./catalogue";
+import type { Listed, OrderWire, ProxyWire, UsageWire } from "../contract";
+import { PLANS, type Plan } from "./catalogue";
 import type { SandboxState, StoredOrder, StoredProxy } from "./state";
 
 /** Bytes per second and requests per second each active proxy adds to the usage. */
@@ -35,46 +36,54 @@ export function activeProxies(state: SandboxState, now: number): StoredProxy[] {
   return [...state.orders.values()].filter((o) => orderStatus(o, now) === "active").flatMap((o) => o.proxies);
 }
 
-/** The order as the API returns it. */
-export function orderView(state: SandboxState, order: StoredOrder, now: number, pollingHints = true): Record<string, unknown> {
+/** The order as the API returns it: every field of the contract's order, listed. */
+export function orderView(state: SandboxState, order: StoredOrder, now: number, pollingHints = true): Listed<OrderWire> {
   const status = orderStatus(order, now);
-  const plan = PLANS[order.planId];
   const readyAt = readyTime(order);
   const terminal = status !== "pending" && status !== "provisioning";
   const statusAt = status === "cancelled" && order.cancelledAt !== undefined ? order.cancelledAt : terminal ? readyAt : order.createdAt;
-  const view: Record<string, unknown> = {
+  const done = status === "active" || status === "expired";
+  return {
     id: order.id,
     plan_id: order.planId,
     status,
-    status_reason: null,
+    status_reason: statusReason(status, PLANS[order.planId]),
     created_at: iso(order.createdAt),
     updated_at: iso(statusAt),
-    ready_at: null,
+    ready_at: done ? iso(readyAt) : null,
+    estimated_ready_at: !terminal && pollingHints ? iso(readyAt) : undefined,
+    // Not in the contract's order record: the sandbox's proxies carry their expiry, as the contract has them do.
+    expires_at: undefined,
+    proxies: done ? (status === "active" ? order.proxies.map((p) => proxyView(state, p)) : []) : undefined,
   };
-  if (!terminal && pollingHints) {
-    view.estimated_ready_at = iso(readyAt);
-  }
-  if (status === "failed") {
-    view.status_reason = plan?.failsWith ?? { code: "provisioning_failed", message: "Provisioning failed." };
-  }
-  if (status === "cancelled") {
-    view.status_reason = { code: "cancelled_by_operator", message: "The order was cancelled by the operator." };
-  }
-  if (status === "active" || status === "expired") {
-    view.ready_at = iso(readyAt);
-    view.proxies = status === "active" ? order.proxies.map((p) => proxyView(state, p)) : [];
-  }
-  return view;
 }
 
-/** A proxy as the API returns it. */
-export function proxyView(state: SandboxState, proxy: StoredProxy): Record<string, unknown> {
+function statusReason(status: string, plan: Plan | undefined): OrderWire["status_reason"] {
+  if (status === "failed") return plan?.failsWith ?? { code: "provisioning_failed", message: "Provisioning failed." };
+  if (status === "cancelled") return { code: "cancelled_by_operator", message: "The order was cancelled by the operator." };
+  return null;
+}
+
+/** A proxy as the API returns it: every field of the contract's proxy, listed. */
+export function proxyView(state: SandboxState, proxy: StoredProxy): Listed<ProxyWire> {
   const order = state.orders.get(proxy.order_id);
-  return { ...proxy, ...(order ? { expires_at: iso(expiryTime(order)) } : {}) };
+  return {
+    ip: proxy.ip,
+    port: proxy.port,
+    type: proxy.type,
+    country: proxy.country,
+    id: proxy.id,
+    order_id: proxy.order_id,
+    protocol: proxy.protocol,
+    username: proxy.username,
+    password: proxy.password,
+    city: proxy.city,
+    expires_at: order ? iso(expiryTime(order)) : undefined,
+  };
 }
 
 /** Usage of the current calendar month (UTC), grown from the active time of every proxy. */
-export function usageView(state: SandboxState, now: number): Record<string, unknown> {
+export function usageView(state: SandboxState, now: number): Listed<UsageWire> {
   const date = new Date(now);
   const start = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
   const end = Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);

@@ -4,6 +4,7 @@
 //   dynamic-sdk/proxy-order.ts,
 //   dynamic-sdk/proxy-fleet.ts     from provider/schema/definitions.ts (scripts/lib/dynamic-sdk.mjs)
 //   docs/resources.md's tables     from provider/schema/definitions.ts (scripts/lib/reference.mjs)
+//   contract/records.ts            from contract/wire.ts (contract/records-build.ts)
 //   docs/openapi.json              from contract/ (contract/openapi.ts)
 //   sdk/{nodejs,python,go,dotnet}  from plugin/schema.json (scripts/gen-sdk/run: the only step that needs Go)
 // The sources are read as TypeScript (bundled in memory by esbuild), not from dist/, so a stale generated file that no
@@ -27,6 +28,7 @@ async function sources() {
     `export * as definitions from "./provider/schema/definitions";`,
     `export { schemaFileText } from "./plugin/schema-build";`,
     `export { openApiText } from "./contract/openapi";`,
+    `export { recordTypesText } from "./contract/records-build";`,
   ].join("\n");
   const { outputFiles } = await build({
     stdin: { contents: entry, resolveDir: root, loader: "ts", sourcefile: "gen-entry.ts" },
@@ -47,7 +49,8 @@ const write = (path, text) => {
   console.log(`gen: ${path}`);
 };
 
-const { definitions, schemaFileText, openApiText } = await sources();
+const { definitions, schemaFileText, openApiText, recordTypesText } = await sources();
+write("contract/records.ts", recordTypesText());
 write("plugin/schema.json", schemaFileText());
 for (const [path, text] of Object.entries(dynamicSdkFiles(definitions))) write(path, text);
 write("docs/resources.md", withReferenceTables(readFileSync(join(root, "docs", "resources.md"), "utf8"), definitions));

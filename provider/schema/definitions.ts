@@ -9,7 +9,7 @@
  * members show it too), compute it where the type checker then points (`orderFields` or `toOutputs` in order-state.ts,
  * `toFleetOutputs` in fleet-state.ts), and run `npm run gen`.
  */
-import type { ProxyRecord, StatusReason as ContractStatusReason, Usage } from "../../contract/types";
+import type { Order, ProxyRecord, StatusReason as ContractStatusReason, Usage } from "../../contract/types";
 import type { HealthCheckInput, HealthOutput } from "./health-input";
 import type { FunctionSpec, ObjectTypeSpec, ResourceSpec, Same, ShapeOf } from "./fields";
 import { INPUT_CHECKS, INPUT_DEFAULTS } from "./inputs";
@@ -515,3 +515,20 @@ const contractShapes: [
   Same<ObjectTypes["HealthCheck"], HealthCheckInput>,
 ] = [true, true, true, true, true, true, true];
 void contractShapes;
+
+/**
+ * The fields of the API's order that ProxyOrder and fleet members do not show under their own name in
+ * {@link ORDER_FIELDS}, and why. Every field of the order (contract/wire.ts) is one or the other: a field added to the
+ * contract fails the type check below until it is shown (a line here in ORDER_FIELDS, and the line of `orderFields`
+ * that computes it) or listed here.
+ */
+export const ORDER_FIELDS_NOT_SHOWN = {
+  id: "shown as `orderId`",
+  planId: "the input `planId`",
+  updatedAt: "changes with every status; `status` and `readyAt` say what matters",
+  estimatedReadyAt: "a hint the waiter polls by",
+  proxies: "shown as `proxies` (without credentials) and `credentials`",
+} as const satisfies { readonly [K in keyof Order]?: string };
+
+const everyOrderFieldListed: Same<Exclude<keyof Order, keyof typeof ORDER_FIELDS | keyof typeof ORDER_FIELDS_NOT_SHOWN>, never> = true;
+void everyOrderFieldListed;

@@ -8,7 +8,7 @@ import { createConfig, lintFromString } from "@redocly/openapi-core";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { openApiDocument, openApiText } from "../../contract/openapi";
-import { orderWire } from "../../contract/wire";
+import { orderWire, readWire } from "../../contract/wire";
 import { contractProblems } from "../../sandbox/answer-check";
 import { REPO_ROOT } from "../helpers/pulumi";
 
@@ -45,6 +45,8 @@ describe("docs/openapi.json", () => {
 
 describe("the sandbox's answer check", () => {
   const ok = { "x-request-id": "req_1", "content-type": "application/json" };
+  const at = "2026-11-29T00:00:00.000Z";
+  const order = { id: "ord_1", plan_id: "dc-us-5", status: "pending", status_reason: null, created_at: at, updated_at: at, ready_at: null };
   it("passes an answer that keeps the contract", () => {
     expect(contractProblems("GET", "/v1/usage", {
       status: 200,
@@ -53,14 +55,25 @@ describe("the sandbox's answer check", () => {
     })).toEqual([]);
   });
 
+  it("holds an order to every field the contract requires, which the client reads without", () => {
+    for (const field of ["status_reason", "created_at", "updated_at", "ready_at"]) {
+      const { [field]: _left, ...body } = order as Record<string, unknown>;
+      expect(contractProblems("GET", "/v1/orders/ord_1", { status: 200, headers: ok, body }), field).toEqual([
+        `body: ${field}: Invalid input: expected ${field === "status_reason" ? "object" : "string"}, received undefined`,
+      ]);
+      expect(readWire(orderWire, body).ok, field).toBe(true);
+    }
+    expect(contractProblems("GET", "/v1/orders/ord_1", { status: 200, headers: ok, body: order })).toEqual([]);
+  });
+
   it("names what an answer breaks: a missing field, an undocumented status, a missing header", () => {
-    expect(contractProblems("GET", "/v1/orders/ord_1", { status: 200, headers: ok, body: { id: "ord_1", status: "active" } })).toEqual([
+    expect(contractProblems("GET", "/v1/orders/ord_1", { status: 200, headers: ok, body: { ...order, plan_id: undefined } })).toEqual([
       "body: plan_id: Invalid input: expected string, received undefined",
     ]);
     expect(contractProblems("GET", "/v1/usage", { status: 402, headers: { ...ok, "content-type": "application/problem+json" }, body: {} })[0]).toBe(
       "status 402 is not documented for GET /v1/usage",
     );
-    expect(contractProblems("POST", "/v1/orders", { status: 201, headers: { "content-type": "application/json" }, body: { id: "o", plan_id: "p", status: "pending" } })).toEqual([
+    expect(contractProblems("POST", "/v1/orders", { status: 201, headers: { "content-type": "application/json" }, body: order })).toEqual([
       "no X-Request-Id header",
       "a 201 without Location",
     ]);
