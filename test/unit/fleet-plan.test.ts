@@ -2,21 +2,17 @@ import { describe, expect, it } from "vitest";
 import { describePurchases, planFleet, planFleetChange } from "../../provider/fleet/fleet-plan";
 import type { FleetMember, FleetOutputs } from "../../provider/state/fleet-state";
 import { memberPurchaseKey, nextPurchaseKey } from "../../provider/state/idempotency";
+import { fleetMember } from "../helpers/members";
 
 const NOW = Date.parse("2026-11-24T00:00:00Z");
 const DAY = 86_400_000;
 
-const member = (slot: number, over: Partial<FleetMember> = {}): FleetMember => ({
-  slot,
-  orderId: `ord_${slot}`,
-  status: "active",
-  statusReason: null,
-  createdAt: new Date(NOW - 10 * DAY).toISOString(),
-  readyAt: new Date(NOW - 10 * DAY).toISOString(),
-  expiresAt: new Date(NOW + 20 * DAY).toISOString(),
-  purchaseKey: `key_${slot}`,
-  ...over,
-});
+const member = (slot: number, over: Partial<FleetMember> = {}): FleetMember =>
+  fleetMember(
+    slot,
+    { createdAt: new Date(NOW - 10 * DAY).toISOString(), readyAt: new Date(NOW - 10 * DAY).toISOString(), expiresAt: new Date(NOW + 20 * DAY).toISOString() },
+    over,
+  );
 
 const inputs = { planId: "dc-us-5", orders: 6, waitForReady: true, idempotencyKey: "fleet" };
 

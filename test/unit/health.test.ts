@@ -8,6 +8,7 @@ import type { FleetMember } from "../../provider/state/fleet-state";
 import { planFleet } from "../../provider/fleet/fleet-plan";
 import { healthCheckProblem, healthDue, healthSettings, requiredHealthy } from "../../provider/schema/health-input";
 import { UNKNOWN } from "../../provider/shared/pulumi-host";
+import { fleetMember } from "../helpers/members";
 
 describe("the exit address and country in an echo's answer", () => {
   it.each([
@@ -62,16 +63,7 @@ describe("a healthCheck input", () => {
 });
 
 describe("a fleet's plan with replaceUnhealthy", () => {
-  const member = (slot: number): FleetMember => ({
-    slot,
-    orderId: `ord_${slot}`,
-    status: "active",
-    statusReason: null,
-    createdAt: null,
-    readyAt: null,
-    expiresAt: null,
-    purchaseKey: `key-${slot}`,
-  });
+  const member = (slot: number): FleetMember => fleetMember(slot);
   const members = [0, 1, 2, 3, 4].map(member);
   const inputs = { planId: "dc-us-1", orders: 5, waitForReady: true, idempotencyKey: "fleet" };
   const unhealthy = new Set(["ord_1", "ord_3", "ord_4"]);
