@@ -75,20 +75,27 @@ export function withInputs(outputs: OrderOutputs, inputs: OrderInputs): OrderOut
   return { ...toOutputs(inputs, storedOrder(outputs), outputs.purchaseKey ?? null, storedOrigin(outputs)), health: outputs.health ?? null };
 }
 
-/** The order as the stored outputs hold it: the inverse of {@link orderFields} and {@link splitCredentials}. */
+/**
+ * The order as the stored outputs hold it: the inverse of {@link orderFields} and {@link splitCredentials}. It lists
+ * every field of the order (one the outputs do not keep is undefined), so a field added to the contract fails the type
+ * check here until its line is written.
+ */
 function storedOrder(outputs: OrderOutputs): Order {
   const proxies = (outputs.proxies ?? []).map((proxy, i) => {
     const { username, password } = outputs.credentials?.[i] ?? {};
     return { ...proxy, ...(username !== undefined ? { username } : {}), ...(password !== undefined ? { password } : {}) };
   });
-  return {
+  const order: Complete<Order> = {
     id: outputs.orderId,
     planId: outputs.planId,
     status: outputs.status,
     statusReason: outputs.statusReason ?? null,
-    ...(outputs.createdAt ? { createdAt: outputs.createdAt } : {}),
+    createdAt: outputs.createdAt ?? undefined,
+    updatedAt: undefined,
     readyAt: outputs.readyAt ?? null,
+    estimatedReadyAt: undefined,
     expiresAt: outputs.expiresAt ?? null,
     proxies,
   };
+  return order;
 }
