@@ -4,8 +4,8 @@
 import type { Order } from "../../contract/types";
 import { PROXY_FLEET, type ObjectTypes, type Shape } from "../schema/definitions";
 import { inputValues, type Complete } from "../schema/fields";
-import { orderFields, splitCredentials } from "./order-state";
-import type { OrderOrigin } from "./origin";
+import { orderFields, orderFromFields, splitCredentials } from "./order-state";
+import { storedOrigin, type OrderOrigin } from "./origin";
 
 /** Inputs of a ProxyFleet after `check` applied the defaults (described in definitions.ts). */
 export type FleetInputs = Shape<typeof PROXY_FLEET.inputs>;
@@ -65,13 +65,15 @@ export function toFleetOutputs(
   retiring: FleetMember[],
   known: ReadonlyMap<string, OrderProxies>,
 ): FleetOutputs {
-  const sorted = [...members].sort((a, b) => a.slot - b.slot);
-  const listed = [...sorted, ...retiring];
+  // Every member as a create computes it from the order it holds, whether or not an action touched it.
+  const again = (member: FleetMember) => memberOf(member.slot, orderFromFields(member, inputs.planId), member.purchaseKey ?? null, storedOrigin(member));
+  const sorted = [...members].sort((a, b) => a.slot - b.slot).map(again);
+  const listed = [...sorted, ...retiring.map(again)];
   const expiries = sorted.filter((m) => m.status === "active" && m.expiresAt).map((m) => m.expiresAt as string);
   // Every output listed, so one added to the definition and not computed here fails the type check.
   const outputs: Complete<Shape<typeof PROXY_FLEET.outputs>> = {
     members: sorted,
-    retiring,
+    retiring: listed.slice(sorted.length),
     proxies: listed.flatMap((m) => known.get(m.orderId)?.proxies ?? []),
     credentials: listed.flatMap((m) => known.get(m.orderId)?.credentials ?? []),
     expiresAt: expiries.reduce<string | null>((first, e) => (first === null || Date.parse(e) < Date.parse(first) ? e : first), null),

@@ -75,26 +75,31 @@ export function withInputs(outputs: OrderOutputs, inputs: OrderInputs): OrderOut
   return { ...toOutputs(inputs, storedOrder(outputs), outputs.purchaseKey ?? null, storedOrigin(outputs)), health: outputs.health ?? null };
 }
 
-/**
- * The order as the stored outputs hold it: the inverse of {@link orderFields} and {@link splitCredentials}. It lists
- * every field of the order (one the outputs do not keep is undefined), so a field added to the contract fails the type
- * check here until its line is written.
- */
+/** The order as the stored outputs hold it: the inverse of {@link orderFields} and {@link splitCredentials}. */
 function storedOrder(outputs: OrderOutputs): Order {
   const proxies = (outputs.proxies ?? []).map((proxy, i) => {
     const { username, password } = outputs.credentials?.[i] ?? {};
     return { ...proxy, ...(username !== undefined ? { username } : {}), ...(password !== undefined ? { password } : {}) };
   });
+  return orderFromFields(outputs, outputs.planId, proxies);
+}
+
+/**
+ * The order that stored fields hold (a ProxyOrder's outputs, a fleet member): the inverse of {@link orderFields}. It
+ * lists every field of the order (one the state does not keep is undefined), so a field added to the contract fails
+ * the type check here until its line is written.
+ */
+export function orderFromFields(fields: Shape<typeof ORDER_FIELDS>, planId: string, proxies: ProxyRecord[] = []): Order {
   const order: Complete<Order> = {
-    id: outputs.orderId,
-    planId: outputs.planId,
-    status: outputs.status,
-    statusReason: outputs.statusReason ?? null,
-    createdAt: outputs.createdAt ?? undefined,
+    id: fields.orderId,
+    planId,
+    status: fields.status,
+    statusReason: fields.statusReason ?? null,
+    createdAt: fields.createdAt ?? undefined,
     updatedAt: undefined,
-    readyAt: outputs.readyAt ?? null,
+    readyAt: fields.readyAt ?? null,
     estimatedReadyAt: undefined,
-    expiresAt: outputs.expiresAt ?? null,
+    expiresAt: fields.expiresAt ?? null,
     proxies,
   };
   return order;

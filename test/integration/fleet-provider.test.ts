@@ -5,7 +5,10 @@
 import { describe, expect, it } from "vitest";
 import { Accounts } from "../../provider/api/account";
 import { createFleetProvider } from "../../provider/fleet/fleet-provider";
-import type { FleetInputs, FleetOutputs } from "../../provider/state/fleet-state";
+import type { Order } from "../../contract/types";
+import { PROXY_FLEET } from "../../provider/schema/definitions";
+import { fleetInputsOf, memberOf, proxiesOf, toFleetOutputs, type FleetInputs, type FleetOutputs } from "../../provider/state/fleet-state";
+import { storedOrigin } from "../../provider/state/origin";
 import { fleetId, keyAfterRemovedOrder, memberPurchaseKey, nextPurchaseKey } from "../../provider/state/idempotency";
 import { PartialOrderError } from "../../provider/shared/pulumi-host";
 import { accountsPerTest, sandboxClock, useSandbox } from "../helpers/sandbox";
@@ -179,6 +182,37 @@ describe("a fleet", () => {
     await p.delete("id", outs);
     expect(lines).toContainEqual(expect.stringMatching(/its 2 order\(s\) stay active: the API has no cancel endpoint/));
     expect(keysBought()).toHaveLength(2);
+  });
+});
+
+describe("an update in place", () => {
+  it("records, for every member touched or not, what a create computes from the new inputs and the orders (every input that updates in place)", async () => {
+    // A changed value for every input that updates in place; the definitions say which replace. `orders: 4` buys one
+    // member and touches none of the three others.
+    const changed: Record<string, unknown> = {
+      orders: 4,
+      waitForReady: false,
+      readyTimeout: "45m",
+      renewBefore: "3d",
+      healthCheck: { target: "http://127.0.0.1:9/", minHealthy: "0" },
+      replaceUnhealthy: true,
+    };
+    const inPlace = Object.entries(PROXY_FLEET.inputs).filter(([, spec]) => !("replaces" in spec && spec.replaces)).map(([name]) => name);
+    // The fleet's key is not changed in place here: every member's key derives from it.
+    expect(inPlace.filter((name) => !(name in changed))).toEqual(["idempotencyKey"]);
+    const { p } = provider();
+    const base = fleetInputs({ orders: 3 });
+    const { id, outs } = await created(base);
+    for (const [name, value] of Object.entries(changed)) {
+      const news = { ...base, [name]: value };
+      expect((await p.diff(id, outs, news)).replaces, name).toEqual([]);
+      const updated = (await p.update(id, outs, news)).outs as FleetOutputs;
+      const orders = await Promise.all(updated.members.map(async (m) => (await sandbox.client().getOrder(m.orderId)).order));
+      const members = updated.members.map((m, i) => memberOf(m.slot, orders[i] as Order, m.purchaseKey ?? null, storedOrigin(m)));
+      const known = new Map(orders.map((o) => [o.id, proxiesOf(o)]));
+      expect({ ...updated, health: null }, name).toEqual({ ...toFleetOutputs(news, members, [], known), ...fleetInputsOf(news) });
+      expect(updated.members.map((m) => m.slot), name).toEqual(name === "orders" ? [0, 1, 2, 3] : [0, 1, 2]);
+    }
   });
 });
 
