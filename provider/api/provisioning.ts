@@ -18,7 +18,7 @@
  * learned 23 to 30 s for a plan of 20 s), and every other order then reads that much late. So while the learned time
  * is more than `CLOSE_ENOUGH` above the longest wait seen not ready (beyond the leader's own tenth), one order at a
  * time that can still read at the time halfway between tries it (`tryShorter`): seen ready, the learned time is that
- * much shorter and every waiting order looks again (`news`); not ready, the lower bound rises and the order reads at
+ * much shorter and every waiting order looks again (`nextChange`); not ready, the lower bound rises and the order reads at
  * the learned time, one read more. Each try halves the gap. An order seen ready at or after the learned time teaches
  * nothing (its read may have waited its turn), unless it was not ready by then: that is what a plan that got slower
  * looks like. In the simulation, two and four stacks without estimates finished up to 0.4x of the floor sooner, single
@@ -61,14 +61,14 @@ export interface PlanProvisioningTimes {
    * Resolves at the next change a waiting order cares about: a time first learned or shortened, a try ended, or while
    * nothing is learned a wait ended.
    */
-  news(): Promise<void>;
+  nextChange(): Promise<void>;
   /** The wait of an order bought at `startedAt` begins; call what is returned when it ends, however it ends. */
   begin(startedAt: number): () => void;
   /**
    * While nothing is learned and an order of the plan bought before `startedAt` is still waited for: a promise that
    * resolves when that changes (a time learned, or a wait ended). Undefined when this order leads.
    */
-  leader(startedAt: number): Promise<void> | undefined;
+  earlierOrderChange(startedAt: number): Promise<void> | undefined;
 }
 
 /** One plan's times on one account (account.ts holds them). */
@@ -127,12 +127,12 @@ export class ProvisioningTimes implements PlanProvisioningTimes {
     };
   }
 
-  leader(startedAt: number): Promise<void> | undefined {
+  earlierOrderChange(startedAt: number): Promise<void> | undefined {
     if (this.seen.length > 0 || !this.waiting.some((at) => at < startedAt)) return undefined;
-    return this.news();
+    return this.nextChange();
   }
 
-  news(): Promise<void> {
+  nextChange(): Promise<void> {
     if (!this.changed) {
       let resolve = () => {};
       const promise = new Promise<void>((done) => (resolve = done));

@@ -133,12 +133,12 @@ export async function waitForOrder(options: WaitOptions): Promise<Order> {
   const clock = client.clock;
   const schedule = scheduleOf(options);
   const started = clock.now();
-  const judge = orderJudge(options, clock, started);
+  const outcomeOf = answerReader(options, clock, started);
   const notFound = notFoundWindow(clock, options.notFoundWindowMs ?? DEFAULT_WAIT_SCHEDULE.notFoundWindowMs);
   let lastSeen = options.lastSeen;
   let hintMs: number | undefined;
   let trustEstimate = true;
-  const known = lastSeen && judge(lastSeen);
+  const known = lastSeen && outcomeOf(lastSeen);
   if (known) return known;
   const plan = planTime(options.provisioning, clock, started);
   // When the order should be ready: the API's estimate, or else what the plan's orders took.
@@ -154,15 +154,15 @@ export async function waitForOrder(options: WaitOptions): Promise<Order> {
       const now = clock.now();
       const remaining = options.deadline - now;
       if (remaining <= 0) throw new OrderWaitTimeoutError(orderId, lastSeen, now - started);
-      const leader = trustEstimate && !lastSeen?.estimatedReadyAt ? plan.leader() : undefined;
-      if (leader && (await newsWithin(leader, Math.min(remaining, schedule.maxPollMs), clock, signal).catch(cancelled))) continue;
+      const earlierOrder = trustEstimate && !lastSeen?.estimatedReadyAt ? plan.earlierOrderChange() : undefined;
+      if (earlierOrder && (await changedWithin(earlierOrder, Math.min(remaining, schedule.maxPollMs), clock, signal).catch(cancelled))) continue;
       const estimated = trustEstimate ? expectedAt() : Number.NaN;
-      const pause = leader ? 0 : nextPollDelay({ waitedMs: now - started, now, readyAt: estimated, retryAfterMs: hintMs, ...schedule });
+      const pause = earlierOrder ? 0 : nextPollDelay({ waitedMs: now - started, now, readyAt: estimated, retryAfterMs: hintMs, ...schedule });
       // Waiting for the plan's time, the order looks again when that gets shorter or a try ends.
-      const learning = Number.isFinite(estimated) && !lastSeen?.estimatedReadyAt ? plan.news() : undefined;
-      if (learning && (await newsWithin(learning, Math.min(remaining, pause), clock, signal).catch(cancelled))) continue;
+      const timeChange = Number.isFinite(estimated) && !lastSeen?.estimatedReadyAt ? plan.nextChange() : undefined;
+      if (timeChange && (await changedWithin(timeChange, Math.min(remaining, pause), clock, signal).catch(cancelled))) continue;
       try {
-        if (!learning) await clock.sleep(Math.min(remaining, pause), signal);
+        if (!timeChange) await clock.sleep(Math.min(remaining, pause), signal);
         // Under a rate limit, a poll at the order's estimate goes before routine ones, and may wait for its turn until
         // the order's deadline.
         const priority = expectedAt() <= clock.now() ? "due" : "routine";
@@ -178,7 +178,7 @@ export async function waitForOrder(options: WaitOptions): Promise<Order> {
         hintMs = undefined;
         continue;
       }
-      const done = judge(lastSeen);
+      const done = outcomeOf(lastSeen);
       if (done) {
         if (polled) plan.ready(!trustEstimate);
         return done;
@@ -236,10 +236,10 @@ function planTime(times: PlanProvisioningTimes | undefined, clock: Clock, starte
       }
       return started + (trial?.ms ?? learned);
     },
-    /** While nothing is learned and an older order of the plan is waited for: news of it (this order follows). */
-    leader: () => times?.leader(started),
+    /** While nothing is learned and an older order of the plan is waited for: its next change (this order follows). */
+    earlierOrderChange: () => times?.earlierOrderChange(started),
     /** What a wait for the plan's time is cut short by: the time getting shorter, or a try ending. */
-    news: () => times?.news(),
+    nextChange: () => times?.nextChange(),
     /** The order was seen ready; `late` when it was not ready by the time it expected. */
     ready(late: boolean): void {
       times?.observe(clock.now() - started, late);
@@ -263,7 +263,7 @@ function planTime(times: PlanProvisioningTimes | undefined, clock: Clock, starte
  * What a poll's answer means: the order when it is active; an error when it will never be; undefined while it is
  * pending, reported on every change of state and every `progressEveryMs`.
  */
-function orderJudge(options: WaitOptions, clock: Clock, started: number): (order: Order) => Order | undefined {
+function answerReader(options: WaitOptions, clock: Clock, started: number): (order: Order) => Order | undefined {
   const progressEveryMs = options.progressEveryMs ?? DEFAULT_WAIT_SCHEDULE.progressEveryMs;
   let lastReportedStatus: string | undefined;
   let lastReportAt = started;
@@ -282,16 +282,16 @@ function orderJudge(options: WaitOptions, clock: Clock, started: number): (order
 }
 
 /**
- * Waits, reading nothing, for news of the order that leads the plan (provisioning.ts), at most `ms`: true when the
- * news came (look again at what to expect), false when `ms` passed first (read the order now). Rejects when `signal`
+ * Waits, reading nothing, for a change of what the plan's orders teach (provisioning.ts), at most `ms`: true when
+ * it came (look again at what to expect), false when `ms` passed first (read the order now). Rejects when `signal`
  * aborts.
  */
-async function newsWithin(news: Promise<void>, ms: number, clock: Clock, signal: AbortSignal | undefined): Promise<boolean> {
+async function changedWithin(change: Promise<void>, ms: number, clock: Clock, signal: AbortSignal | undefined): Promise<boolean> {
   const stop = new AbortController();
   const cancelled = () => stop.abort();
   signal?.addEventListener("abort", cancelled, { once: true });
   try {
-    return await Promise.race([news.then(() => true), clock.sleep(ms, stop.signal).then(() => false)]);
+    return await Promise.race([change.then(() => true), clock.sleep(ms, stop.signal).then(() => false)]);
   } finally {
     signal?.removeEventListener("abort", cancelled);
     stop.abort();

@@ -255,14 +255,14 @@ describe("the polling schedule, on a simulated clock", () => {
 
     it("leads when no order of the plan bought earlier is waited for; follows again once the leader's wait ends", async () => {
       const times = fresh();
-      expect(times.leader(START)).toBeUndefined();
+      expect(times.earlierOrderChange(START)).toBeUndefined();
       const end = times.begin(START);
-      const news = times.leader(START + 1);
+      const news = times.earlierOrderChange(START + 1);
       expect(news).toBeInstanceOf(Promise);
-      expect(times.leader(START)).toBeUndefined();
+      expect(times.earlierOrderChange(START)).toBeUndefined();
       end();
       await news;
-      expect(times.leader(START + 1)).toBeUndefined();
+      expect(times.earlierOrderChange(START + 1)).toBeUndefined();
     });
 
     it("gives way to the API's own estimate when there is one", async () => {
