@@ -22,8 +22,8 @@ const require = createRequire(import.meta.url);
 const { RequestBudget } = require(join(root, "dist", "client", "budget.js"));
 const { RateLimiter } = require(join(root, "dist", "sandbox", "rate-limit.js"));
 const { rateLimitHeaders } = require(join(root, "dist", "contract", "rate-limit.js"));
-const { waitForOrder } = require(join(root, "dist", "provider", "wait.js"));
-const { ProvisioningTimes } = require(join(root, "dist", "provider", "provisioning.js"));
+const { waitForOrder } = require(join(root, "dist", "provider", "api", "wait.js"));
+const { ProvisioningTimes } = require(join(root, "dist", "provider", "api", "provisioning.js"));
 
 const ENGINE_START_MS = 3000;
 const ENGINE_START_SPREAD_MS = 500;
