@@ -12,7 +12,11 @@
  *    requests in flight and less what is kept back for the others, is spent evenly until its reset; what a quarter of
  *    it holds goes at once, since no limit is near. Kept back: with a share, the others' part of the quota (`1 − share`
  *    of its limit), and the requests are spaced so that no more than `share` of it goes in one of its periods; without,
- *    once less than half is left, its last request.
+ *    once less than half is left, its last request. A fixed window (express-rate-limit's count, most gateways') is read
+ *    as one: its count only falls and its reset stays put, stated in whole seconds, so the reset is the latest moment
+ *    the window's answers allow (not one more second at every answer), and this process takes its part of what is
+ *    left (one over the whole number of its shares in what the count fell by), spent before the reset; alone, to the
+ *    last request.
  * 4. **The last answer had none**: requests go at once, at most `window` in flight (1, one more per success up to 2,
  *    then one more per two windows' worth: TCP's slow start) until the first `429`. From then on, a rate: `0.7 W`, where W
  *    is what the API accepted over the last 3 s, growing back on a cubic curve as TCP CUBIC and the AWS SDKs' adaptive
@@ -43,6 +47,17 @@ const HINTED_SHARE = 0.95;
  */
 const SLOW_START_THRESHOLD = 2;
 
+/**
+ * A reset is stated in whole seconds in every form, rounded up by most limiters: the moment it names lies at most this
+ * much before the answer's time plus the reset.
+ */
+const RESET_RESOLUTION_MS = 1000;
+
+/** A fixed window's count must have fallen by this much before this process's part of it is measured. */
+const WINDOW_EVIDENCE = 3;
+/** The least part of a fixed window this process takes, however many others it sees. */
+const MIN_WINDOW_PART = 0.05;
+
 /** One answer, as the pace takes it in. */
 export interface PaceAnswer {
   status: number;
@@ -60,6 +75,15 @@ export class Pace {
   private lastSentAt = Number.NEGATIVE_INFINITY;
   /** The last answer's hinted quota, less what was sent since; undefined when the last answer had no hints. */
   private quota: { limit: number; remaining: number; resetAt: number } | undefined;
+  /**
+   * What the answers of the current fixed window tell: the earliest and latest its reset may come, its count at the
+   * first answer and now, and how many of this process's requests it counted since. A fixed window's count only falls,
+   * and the moment of its reset stays put while each answer states it rounded to a second: answers whose count fell and
+   * whose moments overlap narrow it down to within an answer's time of the truth.
+   */
+  private fixedWindow: { limit: number; first: number; remaining: number; earliest: number; latest: number; own: number } | undefined;
+  /** This process's part of what fixed windows' counts fell by, as last measured: 1 while no other client was seen. */
+  private windowPart = 1;
   /** The longest reset seen (ms, at least a second): the time the quota takes to come back whole. */
   private longestResetMs = 1000;
   private window = 1;
@@ -88,7 +112,8 @@ export class Pace {
     if ((!this.heard || stale) && inFlight > 0) return Number.POSITIVE_INFINITY;
     if (stale) return at;
     const learned = this.cut ? this.learnedNextAt(at) : at;
-    if (this.quota) return Math.max(learned, this.quotaNextAt(at, this.quota, waiting));
+    // Once the quota's reset has passed, one request goes alone to read the new count (above): never later than that.
+    if (this.quota) return Math.min(Math.max(learned, this.quotaNextAt(at, this.quota, waiting)), inFlight > 0 ? Infinity : Math.max(at, this.quota.resetAt));
     if (!this.cut && inFlight >= this.window) return Number.POSITIVE_INFINITY;
     return learned;
   }
@@ -115,7 +140,7 @@ export class Pace {
     }
     const q = answer.quota;
     // Requests in flight may have been counted after this answer's: they are taken as spent.
-    this.quota = q && { limit: q.limit, remaining: q.remaining - inFlight, resetAt: now + q.resetMs };
+    this.quota = q && { limit: q.limit, remaining: q.remaining - inFlight, resetAt: this.resetAtOf(now, q) };
     if (q) this.longestResetMs = Math.max(this.longestResetMs, q.resetMs);
     if (q && refused) this.hintedRate = q.limit / Math.max(1, q.resetMs / 1000);
     while (this.accepted.length > 0 && this.accepted[0]! < now - ACCEPTED_WINDOW_MS) this.accepted.shift();
@@ -132,8 +157,34 @@ export class Pace {
     const acceptedRate = Math.max(MIN_RATE, Math.min(current, measured));
     this.cut = { accepted: acceptedRate, at: Math.max(now, this.pausedUntil) };
     this.largest = Math.max(this.largest, acceptedRate);
-    this.tokens = Math.min(this.tokens, 1);
+    // Refused requests leave no debt: the rate starts again from the cut, with at most one request in hand.
+    this.tokens = Math.max(0, Math.min(this.tokens, 1));
     this.tokensAt = this.cut.at;
+  }
+
+  /**
+   * When the quota of an answer at `now` comes back: the latest moment its window's answers allow. An answer whose count
+   * fell by less than this process's own requests, or whose moment does not overlap the window's, starts a new window
+   * (a token bucket's, whose count refills and whose reset moves, does so at almost every answer, and is read as
+   * before).
+   */
+  private resetAtOf(now: number, q: Quota): number {
+    const latest = now + q.resetMs;
+    const earliest = latest - RESET_RESOLUTION_MS;
+    const w = this.fixedWindow;
+    // The count fell by less than this process's own requests since the window's first answer: it refilled.
+    const refilled = w !== undefined && w.first - q.remaining < w.own + 1;
+    if (w === undefined || refilled || q.limit !== w.limit || earliest > w.latest || latest < w.earliest) {
+      this.fixedWindow = { limit: q.limit, first: q.remaining, remaining: q.remaining, earliest, latest, own: 0 };
+      return latest;
+    }
+    w.remaining = q.remaining;
+    w.earliest = Math.max(w.earliest, earliest);
+    w.latest = Math.min(w.latest, latest);
+    w.own += 1;
+    const fell = w.first - w.remaining;
+    if (fell >= WINDOW_EVIDENCE) this.windowPart = Math.max(MIN_WINDOW_PART, 1 / Math.ceil(fell / w.own - 0.1));
+    return w.latest;
   }
 
   /** The learned rate at `now`, requests per second. */
@@ -153,13 +204,17 @@ export class Pace {
     // What is kept back for the others: with a share, their part of the quota; without, once less than half is left,
     // its last request: when several clients read the same count, each spending the last one is how a 429 comes
     // (eight stacks on one key: 2% to 3% of requests refused without it, 0.2% to 1% with).
-    const kept = this.share < 1 ? (1 - this.share) * quota.limit : quota.remaining < quota.limit / 2 ? 1 : 0;
-    const left = quota.remaining - kept;
+    // In a fixed window seen twice, this process takes its part of what is left, and spends it before the reset
+    // (alone, to the last request); a token bucket's last request comes back with its refill.
+    const fixed = this.fixedWindow !== undefined && this.fixedWindow.own > 0 && this.fixedWindow.latest === quota.resetAt;
+    const alone = fixed && this.windowPart >= 1;
+    const kept = this.share < 1 ? (1 - this.share) * quota.limit : !alone && quota.remaining < quota.limit / 2 ? 1 : 0;
+    const left = (quota.remaining - kept) * (fixed && this.share >= 1 ? this.windowPart : 1);
     const spaced = this.share < 1 ? this.lastSentAt + this.longestResetMs / (this.share * quota.limit) : at;
     if (left < 1) return Math.max(at, quota.resetAt);
     if (waiting <= left / 4) return Math.max(at, spaced);
     const from = Math.min(at, Math.max(this.lastSentAt, at - this.longestResetMs));
-    return Math.max(at, spaced, from + (quota.resetAt - from) / left);
+    return Math.max(at, spaced, from + (quota.resetAt - from) / (fixed ? left + 1 : left));
   }
 
   private learnedNextAt(at: number): number {

@@ -213,6 +213,28 @@ describe("request budget: the pace with hints", () => {
     });
   });
 
+  describe("behind fixed windows (express-rate-limit's count), whose reset is stated in whole seconds", () => {
+    it("spends each window to its end alone, instead of a part of it", async () => {
+      // 100 requests at 10 a window: 10 windows with each one spent, the reset read from every answer of a window.
+      const api = fixedWindows(10);
+      const run = await stacksOnOneKey(api, [100]);
+      expect(run.done).toBe(true);
+      expect(run.refused).toBe(0);
+      expect(run.ends[0]).toBeLessThan(11_000);
+    });
+
+    it("shares them between stacks, one of them late, each getting its part within a few windows, hardly a 429", async () => {
+      const run = await stacksOnOneKey(fixedWindows(10), [100, 100, 100, 100], { starts: [0, 0, 0, 5000] });
+      expect(run.done).toBe(true);
+      expect(run.refused / run.sent).toBeLessThanOrEqual(0.02);
+      // 400 requests at 10 a window: 40 windows with the key always busy.
+      expect(Math.max(...run.ends)).toBeLessThanOrEqual(40_000 * 1.15);
+      // The late stack was served from its first windows on, not after the others ended.
+      const late = run.stacks[3]!.arrivals.filter((a) => !a.refused && a.at < 15_000).length;
+      expect(late).toBeGreaterThanOrEqual(15);
+    });
+  });
+
   it("spends a share of the key and no more, alone or beside others", async () => {
     for (const api of [tokenBucket(10), fixedWindows(10)]) {
       const alone = await stacksOnOneKey(api, [60], { share: 0.5 });
