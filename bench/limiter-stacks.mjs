@@ -1,10 +1,9 @@
 // K stacks on one key behind express-rate-limit (scripts/lib/limiter-front.mjs), in front of a sandbox with no limit
-// of its own: the pacing against the fixed windows most limiters in front of real APIs count. Each case runs its
-// stacks twice, side by side in time: once with no limit at all, which measures what K engines take here, and once
-// behind the limiter. The floor is the later of the unlimited run's last end and its first request plus the key's
-// work, max(T + KN/R, 2KN/R): on two cores, K `pulumi up`s reach the API seconds apart, which no pacing wins back.
+// of its own: the pacing against the fixed windows most limiters in front of real APIs count, held to the floor
+// measured side by side (side-by-side.mjs).
 import { apiShape } from "./api-shape.mjs";
 import { FLEET_PROGRAM } from "./fleet-resource.mjs";
+import { sideBySideFloor, ups } from "./side-by-side.mjs";
 import { benchWorkspace } from "./workspace.mjs";
 import { LIMITER_MODES, startLimiterFront } from "../scripts/lib/limiter-front.mjs";
 
@@ -17,20 +16,6 @@ import { LIMITER_MODES, startLimiterFront } from "../scripts/lib/limiter-front.m
 export const DEFAULT_LIMITER_CASES = LIMITER_MODES.flatMap((mode) =>
   [1, 10].map((window) => `4:50:10:20:${mode}:window=${window}:no-estimates:latency=40:late=10`),
 ).join(",");
-
-/** Runs the K stacks' `up`s against `url` (the last `lateMs` late); each one's end after the first start, in ms. */
-async function ups(workspace, stacks, url, apiKey, lateMs) {
-  const startedAt = Date.now();
-  const started = performance.now();
-  const walls = await Promise.all(
-    stacks.map(async (program, i) => {
-      if (i === stacks.length - 1 && lateMs > 0) await new Promise((resolve) => setTimeout(resolve, lateMs));
-      await workspace.cli(program, ["up", "--yes", "--skip-preview"], { PROXY_API_BASE_URL: url, PROXY_API_KEY: apiKey });
-      return performance.now() - started;
-    }),
-  );
-  return { walls, startedAt };
-}
 
 /** The figures of each case: the share answered 429, and the last up against the side-by-side floor. */
 export async function limiterStackFigures(root, startSandbox, cases = DEFAULT_LIMITER_CASES) {
@@ -51,21 +36,11 @@ export async function limiterStackFigures(root, startSandbox, cases = DEFAULT_LI
       for (const program of these) await workspace.cli(program, ["config", "set", "count", String(n)]);
       const label = `${k} stacks on one key, a fleet of ${n} each${lateMs ? `, the last ${lateMs / 1000} s late` : ""}, behind express-rate-limit (${mode}, ${r * windowSeconds} per ${windowSeconds} s window), T = ${t} s${shape.label}`;
 
-      const free = await startSandbox({ ...shape.options, rateLimit: false });
-      const unlimited = await ups(workspace, these, free.url, free.apiKey, lateMs);
-      const firstRequest = Math.min(...free.requests.filter((q) => q.path.startsWith("/v1/")).map((q) => q.at)) - unlimited.startedAt;
-      await Promise.all(these.map((program) => workspace.cli(program, ["destroy", "--yes", "--skip-preview"], { PROXY_API_BASE_URL: free.url, PROXY_API_KEY: free.apiKey })));
-      await free.stop();
-      const floor = Math.max(Math.max(...unlimited.walls), firstRequest + Math.max(tMs + ((k * n) / r) * 1000, ((2 * k * n) / r) * 1000));
+      const { floor, said } = await sideBySideFloor(workspace, these, startSandbox, shape.options, { k, n, r, tMs, lateMs, label });
 
       const sandbox = await startSandbox({ ...shape.options, rateLimit: false });
       const front = await startLimiterFront(sandbox.url, { mode, limit: r * windowSeconds, windowMs: windowSeconds * 1000 });
-      let limited;
-      try {
-        limited = await ups(workspace, these, front.url, sandbox.apiKey, lateMs);
-      } catch (error) {
-        console.error(`bench: ${label}: an up failed: ${String(error.message).slice(-1500)}`);
-      }
+      const limited = await ups(workspace, these, { PROXY_API_BASE_URL: front.url, PROXY_API_KEY: sandbox.apiKey }, lateMs, label);
       const sent = front.refused() + front.passed();
       const share = sent > 0 ? front.refused() / sent : 0;
       const bought = sandbox.createdOrders.length;
@@ -74,12 +49,12 @@ export async function limiterStackFigures(root, startSandbox, cases = DEFAULT_LI
         `${label}: ${bought} purchases, ${front.refused()} of ${sent} requests answered 429`,
         `${(share * 100).toFixed(1)}%`,
         `${k * n} purchases, <= 2%`,
-        limited && bought === k * n && share <= 0.02 ? "met" : "missed",
+        bought === k * n && share <= 0.02 ? "met" : "missed",
       ]);
-      const last = limited ? Math.max(...limited.walls) : Number.NaN;
+      const last = Math.max(...limited.walls);
       figures.push([
         "ProxyFleet, real limiter",
-        `${label}: ups end ${limited ? limited.walls.map(seconds).join(", ") : "(failed)"} vs the side-by-side floor ${seconds(floor)} (unlimited: ends ${unlimited.walls.map(seconds).join(", ")}, first request ${seconds(firstRequest)})`,
+        `${label}: ups end ${limited.walls.map(seconds).join(", ")} vs ${said}`,
         `${(last / floor).toFixed(2)}x`,
         "<= 1.25x, the last",
         last / floor <= 1.25 ? "met" : "missed",
