@@ -47,6 +47,8 @@ export interface ProxyServing {
   setCondition(proxyId: string, condition: ProxyCondition): Promise<void>;
   /** What a proxy does now. */
   conditionOf(proxyId: string): ProxyCondition;
+  /** The connections open to the served proxies now: a test's sign that a check is under way. */
+  connections(): number;
 }
 
 interface Served {
@@ -66,6 +68,12 @@ export class ProxyListeners implements ProxyServing {
   private readonly exits = new Map<number, Served>();
 
   constructor(private readonly options: ServeProxiesOptions) {}
+
+  connections(): number {
+    let open = 0;
+    for (const entry of this.served.values()) open += entry.sockets.size;
+    return open;
+  }
 
   get echoUrl(): string {
     return `http://127.0.0.1:${this.echoPort}/ip`;

@@ -7,7 +7,7 @@ import type { Clock } from "../../client/clock";
 import { checkProxies, type ProxyToCheck } from "../../health";
 import { formatDuration } from "../shared/duration";
 import { healthSettings, meetsMinimum, requiredHealthy, type HealthCheckInput, type HealthOutput, type HealthSettings } from "../schema/health-input";
-import { healthBelowMinimum, healthChecked } from "../shared/messages";
+import { healthBelowMinimum, healthCancelled, healthChecked } from "../shared/messages";
 
 /** A proxy and its credentials, in the same position of an output's `proxies` and `credentials`. */
 export interface HeldProxies {
@@ -50,8 +50,9 @@ export async function checkHeld(held: HeldProxies, settings: HealthSettings, ord
 
 /** What a resource's check found: the `health` output, and the error message when it is below `minHealthy`. */
 export interface HealthVerdict {
-  health: HealthOutput;
-  /** Set when fewer proxies answered than `minHealthy` asks for. */
+  /** Null when the check was cancelled: the proxies were not all asked, and the next update checks again. */
+  health: HealthOutput | null;
+  /** Set when fewer proxies answered than `minHealthy` asks for, or the check was cancelled. */
   shortfall?: string;
 }
 
@@ -69,6 +70,7 @@ export async function checkResource(
 ): Promise<HealthVerdict> {
   const settings = healthSettings(healthCheck);
   const health = await checkHeld(held, settings, orderId, limits);
+  if (limits?.signal?.aborted) return { health: null, shortfall: healthCancelled(what, health) };
   if (health.healthy < health.total) log.warn(healthChecked(what, health));
   else log.info(healthChecked(what, health));
   if (meetsMinimum(health, settings)) return { health };

@@ -250,6 +250,15 @@ export function healthChecked(what: string, report: CheckedProxies): string {
   return `proxy: ${report.healthy} of ${report.total} proxies of ${what} answered through themselves at ${report.target}${failed > 0 ? `; failed: ${failedProxies(report)}` : ""}`;
 }
 
+/** The error of a check the engine cancelled (Ctrl-C): how far it got, that nothing was lost, and that it runs again. */
+export function healthCancelled(what: string, report: CheckedProxies): string {
+  return (
+    `The check of the proxies of ${what} was cancelled (Ctrl-C) after ${report.healthy} of ${report.total} answered through ` +
+    `themselves at ${report.target}. Every order is kept in the state; nothing was bought or dropped. The next ` +
+    "`pulumi up` checks them again."
+  );
+}
+
 /** The error of a check below `minHealthy` (`needed` proxies, each within `timeout`): what failed, that nothing was lost, and what to do. */
 export function healthBelowMinimum(what: string, report: CheckedProxies, needed: number, timeout: string): string {
   return (

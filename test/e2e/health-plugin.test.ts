@@ -1,15 +1,18 @@
 /**
  * A ProxyOrder with healthCheck and getProxyHealth from a YAML program through the plugin, with the real CLI and no
- * Node.js on PATH, against a sandbox that serves its proxies.
+ * Node.js on PATH, against a sandbox that serves its proxies; and a fleet's check under way, stopped by Ctrl-C.
  */
+import { spawn } from "node:child_process";
 import { beforeAll, describe, expect, it } from "vitest";
 import { installPluginWithoutNode, testDist } from "../helpers/plugin-archive";
+import { pulumiBinary } from "../helpers/pulumi";
 import { useStack } from "../helpers/stack";
 
 // The plugin archive this file installs: built once per run, maybe still under way (a hang guard, not a timing).
 beforeAll(() => testDist(), 1_800_000);
 
 const ORDER_TYPE = "proxy:index:ProxyOrder";
+const FLEET_TYPE = "proxy:index:ProxyFleet";
 
 describe("a ProxyOrder with healthCheck from a YAML program through the plugin (real CLI)", () => {
   const stack = useStack("test/e2e/programs/plugin-health", {
@@ -48,5 +51,38 @@ describe("a ProxyOrder with healthCheck from a YAML program through the plugin (
       expect(state.text).not.toContain(p.password);
       expect(failure).not.toContain(p.password);
     }
+  }, 600_000);
+});
+
+describe("Ctrl-C during a fleet's health check through the plugin (test/e2e/programs/plugin-health-cancel)", () => {
+  // Every proxy answers ten minutes late; each check may take five: only the plugin's Cancel ends them sooner.
+  const stack = useStack("test/e2e/programs/plugin-health-cancel", {
+    stack: "health-cancel",
+    sandbox: { provisioningMs: 500, serveProxies: { slow: 1, slowMs: 600_000 } },
+    prepare: installPluginWithoutNode,
+  });
+
+  it("ends the update before any check could end, keeps every order in the state, and the next up checks again", async () => {
+    const { program, sandbox } = stack;
+    await program.config("target", sandbox.proxies?.echoUrl ?? "");
+    const cli = spawn(pulumiBinary(), ["up", "--yes", "--skip-preview", "--non-interactive"], { cwd: program.dir, env: program.env });
+    let printed = "";
+    cli.stdout.on("data", (chunk: Buffer) => (printed += chunk.toString()));
+    cli.stderr.on("data", (chunk: Buffer) => (printed += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => cli.on("close", resolve));
+    // The check begins once every order is active: wait for the three purchases, then for a connection to a proxy.
+    while (sandbox.createdOrders.length < 3 || (sandbox.proxies?.connections() ?? 0) === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+    cli.kill("SIGINT");
+    expect(await exited).not.toBe(0);
+    expect(printed).toMatch(/The check of the proxies of fleet .* was cancelled \(Ctrl-C\) after 0 of 15 answered/);
+    const kept = (await program.exportState()).resources.find((r) => r.type === FLEET_TYPE);
+    const members = (kept?.outputs as { members?: Array<{ orderId: string }> } | undefined)?.members ?? [];
+    expect(members.map((m) => m.orderId).sort()).toEqual(sandbox.createdOrders.map((o) => o.id).sort());
+
+    for (const order of sandbox.state.orders.values()) for (const proxy of order.proxies) await sandbox.proxies?.setCondition(proxy.id, "ok");
+    await program.up();
+    expect(await program.outputs()).toMatchObject({ health: { healthy: 15, total: 15 } });
+    expect(sandbox.createdOrders).toHaveLength(3);
+    await program.destroy();
   }, 600_000);
 });
