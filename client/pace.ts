@@ -206,7 +206,7 @@ export class Pace {
     // (eight stacks on one key: 2% to 3% of requests refused without it, 0.2% to 1% with).
     // In a fixed window seen twice, this process takes its part of what is left, and spends it before the reset
     // (alone, to the last request); a token bucket's last request comes back with its refill.
-    const fixed = this.fixedWindow !== undefined && this.fixedWindow.own > 0 && this.fixedWindow.latest === quota.resetAt;
+    const fixed = (this.fixedWindow?.own ?? 0) > 0;
     const alone = fixed && this.windowPart >= 1;
     const kept = this.share < 1 ? (1 - this.share) * quota.limit : !alone && quota.remaining < quota.limit / 2 ? 1 : 0;
     const left = (quota.remaining - kept) * (fixed && this.share >= 1 ? this.windowPart : 1);
