@@ -174,7 +174,8 @@ export class Pace {
     const w = this.fixedWindow;
     // The count fell by less than this process's own requests since the window's first answer: it refilled.
     const refilled = w !== undefined && w.first - q.remaining < w.own + 1;
-    if (w === undefined || refilled || q.limit !== w.limit || earliest > w.latest || latest < w.earliest) {
+    // Moments a whole resolution apart are two windows' (a Unix-time reset, rounded up, names each window's second).
+    if (w === undefined || refilled || q.limit !== w.limit || earliest >= w.latest || latest <= w.earliest) {
       this.fixedWindow = { limit: q.limit, first: q.remaining, remaining: q.remaining, earliest, latest, own: 0 };
       return latest;
     }
