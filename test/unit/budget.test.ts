@@ -312,6 +312,24 @@ describe("request budget: the pace without hints", () => {
     expect(run.refused / run.sent).toBeLessThanOrEqual(0.05);
   });
 
+  it("keeps no debt of refused requests: after ten 429s in a row, a success lets the next go within the quota's reset", async () => {
+    const h = harness();
+    const quota = (remaining: number) => ({ "ratelimit-limit": "10", "ratelimit-remaining": String(remaining), "ratelimit-reset": "1" });
+    /** The permit of a request once the budget lets it go, and how long that took on the manual clock (at most 20 s). */
+    const granted = async (name: string) => {
+      let permit: Permit | undefined;
+      void h.ask(name).then((p) => (permit = p));
+      const from = h.clock.now();
+      while (!permit && h.clock.now() - from < 20_000) await h.clock.advance(10);
+      return { permit: permit as Permit, waited: h.clock.now() - from };
+    };
+    await warmUp(h, quota(9));
+    for (let i = 0; i < 10; i++) h.answer((await granted(`refused${i}`)).permit, 429, quota(0), 1000);
+    h.answer((await granted("accepted")).permit, 200, quota(9));
+    // With a debt of one request per refusal, it waited about ten seconds at the learned rate of one a second.
+    expect((await granted("next")).waited).toBeLessThanOrEqual(1000);
+  });
+
   it("pauses every request on the key until a 429's Retry-After", async () => {
     const h = harness();
     await warmUp(h);
