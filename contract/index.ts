@@ -7,6 +7,7 @@ export * from "./errors";
 export * from "./idempotency";
 export * from "./openapi";
 export * from "./rate-limit";
+export type * from "./shapes";
 export * from "./states";
 export type * from "./types";
 export * from "./wire";

@@ -4,7 +4,7 @@
  * the file, and a test fails when it is not what this makes; wire.ts holds the two to the same shape.
  */
 import { z } from "zod";
-import { orderWire, proxyWire, statusReasonWire, usageWire } from "./wire";
+import { camelCase, orderWire, proxyWire, statusReasonWire, usageWire } from "./wire";
 
 /** The records, in the file's order: their names, the schemas they are written from, and their TSDoc. */
 const RECORDS: ReadonlyArray<{ name: string; schema: z.ZodObject; about: string }> = [
@@ -35,8 +35,6 @@ function doc(text: string, indent: string): string[] {
   lines.push(line);
   return [`${indent}/**`, ...lines.map((l) => `${indent} * ${l}`), `${indent} */`];
 }
-
-const camelCase = (key: string) => key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
 /** The TypeScript type a schema parses to, naming the records of {@link RECORDS} where they appear. */
 function typeOf(schema: z.ZodType): string {

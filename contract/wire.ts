@@ -7,6 +7,7 @@
  * only `data` is a single, complete page. The request schema is strict, for the sandbox: it is what the API accepts.
  */
 import { z } from "zod";
+import type { Same } from "./shapes";
 import type { Order, ProxyPage, ProxyRecord, StatusReason, Usage } from "./types";
 
 /**
@@ -148,7 +149,8 @@ type Camelize<T> = T extends ReadonlyArray<infer Item>
 // A page of 1,000 proxies repeats the same dozen keys 1,000 times: each is renamed once per process.
 const camelKeys = new Map<string, string>();
 
-function camelCase(key: string): string {
+/** A wire field's name in camelCase, as the records of types.ts have it. */
+export function camelCase(key: string): string {
   let camel = camelKeys.get(key);
   if (camel === undefined) {
     camel = key.includes("_") ? key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()) : key;
@@ -185,15 +187,6 @@ export type OrderWire = Known<z.output<typeof orderWire>>;
 export type ProxyWire = Known<z.output<typeof proxyWire>>;
 /** The usage record as an API sends it. */
 export type UsageWire = Known<z.output<typeof usageWire>>;
-
-/**
- * A record as a server writes it: every field the contract names, each listed, `undefined` for one not sent (JSON
- * leaves it out). A field added to a schema fails the type check of every server view that does not list it.
- */
-export type Listed<T> = { [K in keyof Required<T>]: T[K] };
-
-/** True when A and B are the same type (both ways). */
-type Same<A, B> = (<X>() => X extends A ? 1 : 2) extends <X>() => X extends B ? 1 : 2 ? true : false;
 
 // The records of types.ts are the schemas' shapes renamed (records.ts is written from these schemas by `npm run gen`):
 // the same both ways, so a schema changed and not regenerated fails the type check here.

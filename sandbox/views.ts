@@ -2,7 +2,7 @@
  * What the API shows of the sandbox's state at a given time: an order's status, the order and proxy records in their
  * wire shape, and the usage. Pure functions of the state and `now`.
  */
-import type { Listed, OrderWire, ProxyWire, UsageWire } from "../contract";
+import type { Complete, OrderWire, ProxyWire, UsageWire } from "../contract";
 import { PLANS, type Plan } from "./catalogue";
 import type { SandboxState, StoredOrder, StoredProxy } from "./state";
 
@@ -37,7 +37,7 @@ export function activeProxies(state: SandboxState, now: number): StoredProxy[] {
 }
 
 /** The order as the API returns it: every field of the contract's order, listed. */
-export function orderView(state: SandboxState, order: StoredOrder, now: number, pollingHints = true): Listed<OrderWire> {
+export function orderView(state: SandboxState, order: StoredOrder, now: number, pollingHints = true): Complete<OrderWire> {
   const status = orderStatus(order, now);
   const readyAt = readyTime(order);
   const terminal = status !== "pending" && status !== "provisioning";
@@ -65,7 +65,7 @@ function statusReason(status: string, plan: Plan | undefined): OrderWire["status
 }
 
 /** A proxy as the API returns it: every field of the contract's proxy, listed. */
-export function proxyView(state: SandboxState, proxy: StoredProxy): Listed<ProxyWire> {
+export function proxyView(state: SandboxState, proxy: StoredProxy): Complete<ProxyWire> {
   const order = state.orders.get(proxy.order_id);
   return {
     ip: proxy.ip,
@@ -83,7 +83,7 @@ export function proxyView(state: SandboxState, proxy: StoredProxy): Listed<Proxy
 }
 
 /** Usage of the current calendar month (UTC), grown from the active time of every proxy. */
-export function usageView(state: SandboxState, now: number): Listed<UsageWire> {
+export function usageView(state: SandboxState, now: number): Complete<UsageWire> {
   const date = new Date(now);
   const start = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
   const end = Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);

@@ -93,14 +93,8 @@ export type ShapeOf<F, O> = Simplify<
   } & { [K in NullableKeys<F>]: FieldType<F[K], O> | null }
 >;
 
-/**
- * `T` with every property listed: an optional one as `T[K] | undefined`, but present. What maps an order to outputs
- * returns this, so an output added to a description and not computed fails the type check instead of staying unset.
- */
-export type Complete<T> = { [K in keyof Required<T>]: T[K] };
-
-/** True when `A` and `B` are the same type; definitions.ts holds its shapes to the contract's types with it. */
-export type Same<A, B> = (<X>() => X extends A ? 1 : 2) extends <X>() => X extends B ? 1 : 2 ? true : false;
+// The record-listing and sameness checks, whose home is the contract (the sandbox uses them too).
+export type { Complete, Same } from "../../contract/shapes";
 
 /** Names of the fields of `fields` that are secrets. */
 export function secretNames(fields: Fields): string[] {
