@@ -18,7 +18,7 @@ export interface HeldProxies {
 /**
  * What may cut a create's or an update's check short: the engine's cancel (a plugin's `Cancel`) and the operation's
  * deadline (`readyTimeout`, or a plugin's `customTimeouts`), which the check's time counts within. Proxies not
- * checked by then fail as `timeout`, so the verdict is a partial: every order stays in the state.
+ * checked by the deadline fail as `timeout`; a cancelled check records no report. Either way every order stays.
  */
 export interface CheckLimits {
   signal?: AbortSignal;
