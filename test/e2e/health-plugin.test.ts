@@ -2,10 +2,8 @@
  * A ProxyOrder with healthCheck and getProxyHealth from a YAML program through the plugin, with the real CLI and no
  * Node.js on PATH, against a sandbox that serves its proxies; and a fleet's check under way, stopped by Ctrl-C.
  */
-import { spawn } from "node:child_process";
 import { beforeAll, describe, expect, it } from "vitest";
 import { installPluginWithoutNode, testDist } from "../helpers/plugin-archive";
-import { pulumiBinary } from "../helpers/pulumi";
 import { useStack } from "../helpers/stack";
 
 // The plugin archive this file installs: built once per run, maybe still under way (a hang guard, not a timing).
@@ -65,15 +63,9 @@ describe("Ctrl-C during a fleet's health check through the plugin (test/e2e/prog
   it("ends the update before any check could end, keeps every order in the state, and the next up checks again", async () => {
     const { program, sandbox } = stack;
     await program.config("target", sandbox.proxies?.echoUrl ?? "");
-    const cli = spawn(pulumiBinary(), ["up", "--yes", "--skip-preview", "--non-interactive"], { cwd: program.dir, env: program.env });
-    let printed = "";
-    cli.stdout.on("data", (chunk: Buffer) => (printed += chunk.toString()));
-    cli.stderr.on("data", (chunk: Buffer) => (printed += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => cli.on("close", resolve));
-    // The check begins once every order is active: wait for the three purchases, then for a connection to a proxy.
-    while (sandbox.createdOrders.length < 3 || (sandbox.proxies?.connections() ?? 0) === 0) await new Promise((resolve) => setTimeout(resolve, 100));
-    cli.kill("SIGINT");
-    expect(await exited).not.toBe(0);
+    // The check begins once every order is active: the three purchases, then a connection to a proxy.
+    const { code, printed } = await program.upInterrupted(() => sandbox.createdOrders.length === 3 && (sandbox.proxies?.connections() ?? 0) > 0);
+    expect(code).not.toBe(0);
     expect(printed).toMatch(/The check of the proxies of fleet .* was cancelled \(Ctrl-C\) after 0 of 15 answered/);
     const kept = (await program.exportState()).resources.find((r) => r.type === FLEET_TYPE);
     const members = (kept?.outputs as { members?: Array<{ orderId: string }> } | undefined)?.members ?? [];

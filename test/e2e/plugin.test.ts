@@ -2,12 +2,11 @@
  * The `proxy` provider plugin from YAML, Python and TypeScript programs, with the real Pulumi CLI and its language
  * hosts, against the sandbox over real HTTP: buy, a no-change preview, refresh, import and destroy.
  */
-import { spawn } from "node:child_process";
 import { symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox, type Sandbox } from "../../sandbox";
-import { pulumiBinary, PulumiProgram, type CliResult } from "../helpers/pulumi";
+import { PulumiProgram, type CliResult } from "../helpers/pulumi";
 import { useStack } from "../helpers/stack";
 import { installPlugin, installPluginWithoutNode, pathWithoutNode, testDist } from "../helpers/plugin-archive";
 import { pythonEnvironment } from "../helpers/python";
@@ -161,15 +160,9 @@ describe("Ctrl-C during a long wait (test/e2e/programs/plugin-cancel)", () => {
 
   it("ends the update soon, keeps the order in the state, and the next up resumes it without buying again", async () => {
     const { program, sandbox } = stack;
-    const cli = spawn(pulumiBinary(), ["up", "--yes", "--skip-preview", "--non-interactive"], { cwd: program.dir, env: program.env });
-    let printed = "";
-    cli.stdout.on("data", (chunk: Buffer) => (printed += chunk.toString()));
-    cli.stderr.on("data", (chunk: Buffer) => (printed += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => cli.on("close", resolve));
-    while (sandbox.createdOrders.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
-    cli.kill("SIGINT");
+    const { code, printed } = await program.upInterrupted(() => sandbox.createdOrders.length > 0);
     // The wait had an hour to go, past the test's timeout: only the plugin's Cancel can end it.
-    expect(await exited).not.toBe(0);
+    expect(code).not.toBe(0);
     expect(printed).toMatch(/was cancelled \(last state: (pending|provisioning)\)/);
     const orderId = sandbox.createdOrders[0]?.id;
     const kept = (await program.exportState()).resources.find((r) => r.type === ORDER_TYPE);

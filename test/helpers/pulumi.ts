@@ -175,6 +175,22 @@ export class PulumiProgram {
   }
 
   /**
+   * Runs `pulumi up` and presses Ctrl-C once (SIGINT to the CLI alone, as a terminal does: the CLI starts its plugins
+   * in process groups of their own) when `ready()` first holds, asked every 100 ms; resolves with its exit code and
+   * what it printed.
+   */
+  async upInterrupted(ready: () => boolean): Promise<{ code: number | null; printed: string }> {
+    const child = spawn(this.cli ?? pulumiBinary(), ["up", "--yes", "--skip-preview", "--non-interactive"], { cwd: this.dir, env: this.env });
+    let printed = "";
+    child.stdout.on("data", (chunk: Buffer) => (printed += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (printed += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+    while (!ready()) await new Promise((resolve) => setTimeout(resolve, 100));
+    child.kill("SIGINT");
+    return { code: await exited, printed };
+  }
+
+  /**
    * Runs `pulumi up` in its own process group and kills the whole group with SIGKILL once `killWhen` settles (unless
    * it ended first); resolves with what it printed.
    */
