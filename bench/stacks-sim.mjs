@@ -28,6 +28,8 @@ const { ProvisioningTimes } = require(join(root, "dist", "provider", "api", "pro
 const ENGINE_START_MS = 3000;
 const ENGINE_START_SPREAD_MS = 500;
 const ENGINE_END_MS = 1000;
+/** The Unix time at which a simulation starts (2027-01-15), a whole second plus a part, so seconds fall mid-window. */
+const EPOCH_MS = 1_800_000_000_337;
 
 /** A virtual clock: time moves only to the next sleeper once everything runnable has run. */
 function virtualClock() {
@@ -136,8 +138,7 @@ export async function simulateStacks({ k, n, r, t, hints = "always", form = "con
       calls += 1;
       await clock.sleep(trip / 2 + 1);
       const withHints = hints === "always" || (hints === "on-429" && !decision.allowed);
-      // Forms with a Unix-time reset are read against the real time: the simulated one is stated on top of it.
-      const headers = withHints ? rateLimitHeaders(form, { ...decision.quota, resetAt: decision.quota.resetAt - clock.now() + Date.now() }, Date.now()) : {};
+      const headers = withHints ? rateLimitHeaders(form, { ...decision.quota, resetAt: decision.quota.resetAt + EPOCH_MS }, Date.now()) : {};
       if (decision.allowed) return permit.settle({ status: 200, headers });
       refusals.push({ stack, at: clock.now() });
       permit.settle({ status: 429, headers, retryAfterMs: decision.retryAfterSeconds * 1000 });
@@ -165,6 +166,10 @@ export async function simulateStacks({ k, n, r, t, hints = "always", form = "con
     return clock.now() + ENGINE_END_MS;
   };
 
+  // Forms with a Unix-time reset are read against the real time (Date.now()): while the case runs, that is the virtual
+  // clock on a fixed epoch, so that each run is the same and a window's second does not wander with the real one.
+  const realNow = Date.now;
+  Date.now = () => Math.floor(EPOCH_MS + clock.now());
   let ends;
   const appDone = application();
   const all = Promise.all(Array.from({ length: k }, (_, i) => stack(i))).then((e) => {
@@ -175,6 +180,7 @@ export async function simulateStacks({ k, n, r, t, hints = "always", form = "con
   await all;
   await clock.run(() => app.done);
   await appDone;
+  Date.now = realNow;
   // The floor at what the stacks may use of the key's rate: beside the application, their share.
   const rate = appRuns ? r * share : r;
   const floor = Math.max(t * 1000 + ((k * n) / rate) * 1000, ((2 * k * n) / rate) * 1000);

@@ -16,7 +16,8 @@
  *    as one: its count only falls and its reset stays put, stated in whole seconds, so the reset is the latest moment
  *    the window's answers allow (not one more second at every answer), and this process takes its part of what is
  *    left (one over the whole number of its shares in what the count fell by), spent before the reset; alone, to the
- *    last request.
+ *    last request. A reset stated as a Unix time names the same second at every answer of a window: there, the
+ *    window's length, learned where the count turned over, bounds its end.
  * 4. **The last answer had none**: requests go at once, at most `window` in flight (1, one more per success up to 2,
  *    then one more per two windows' worth: TCP's slow start) until the first `429`. From then on, a rate: `0.7 W`, where W
  *    is what the API accepted over the last 3 s, growing back on a cubic curve as TCP CUBIC and the AWS SDKs' adaptive
@@ -81,9 +82,21 @@ export class Pace {
    * and the moment of its reset stays put while each answer states it rounded to a second: answers whose count fell and
    * whose moments overlap narrow it down to within an answer's time of the truth.
    */
-  private fixedWindow: { limit: number; first: number; remaining: number; earliest: number; latest: number; own: number } | undefined;
+  private fixedWindow:
+    | { limit: number; first: number; remaining: number; earliest: number; latest: number; own: number; lastSentAt: number }
+    | undefined;
   /** This process's part of what fixed windows' counts fell by, as last measured: 1 while no other client was seen. */
   private windowPart = 1;
+  /**
+   * The most a fixed window can last (ms), learned where the count turned over: a window began after this process's
+   * last request of the one before arrived (or with its own request, when that one was counted first), and ends at the
+   * latest at its stated reset. A Unix-time reset names the same second at every answer of a window, so its answers
+   * never narrow it (`X-RateLimit-Reset` behind express-rate-limit's 1 s windows: the last stack at 1.56x to 1.72x of
+   * the floor); a window ends at most this long after the first of its requests this process saw arrived. Windows are
+   * taken to last whole seconds (what every header form states) until one outlasts its bound; from then on, the bound
+   * is what the answers prove.
+   */
+  private windowMs = { proven: Number.POSITIVE_INFINITY, wholeSeconds: true };
   /** The longest reset seen (ms, at least a second): the time the quota takes to come back whole. */
   private longestResetMs = 1000;
   private window = 1;
@@ -143,8 +156,8 @@ export class Pace {
     }
     const q = answer.quota;
     // Requests in flight may have been counted after this answer's: they are taken as spent.
-    this.quota = q && { limit: q.limit, remaining: q.remaining - inFlight, resetAt: this.resetAtOf(now, q) };
     if (q) this.longestResetMs = Math.max(this.longestResetMs, q.resetMs);
+    this.quota = q && { limit: q.limit, remaining: q.remaining - inFlight, resetAt: this.resetAtOf(now, q, answer.sentAt) };
     if (q && refused) this.hintedRate = q.limit / Math.max(1, q.resetMs / 1000);
     while (this.accepted.length > 0 && this.accepted[0]! < now - ACCEPTED_WINDOW_MS) this.accepted.shift();
     if (!refused) {
@@ -171,20 +184,31 @@ export class Pace {
    * (a token bucket's, whose count refills and whose reset moves, does so at almost every answer, and is read as
    * before).
    */
-  private resetAtOf(now: number, q: Quota): number {
-    const latest = now + q.resetMs;
-    const earliest = latest - RESET_RESOLUTION_MS;
+  private resetAtOf(now: number, q: Quota, sentAt: number): number {
+    const stated = now + q.resetMs;
+    const earliest = stated - RESET_RESOLUTION_MS;
     const w = this.fixedWindow;
     // The count fell by less than this process's own requests since the window's first answer: it refilled.
     const refilled = w !== undefined && w.first - q.remaining < w.own + 1;
-    // Moments a whole resolution apart are two windows' (a Unix-time reset, rounded up, names each window's second).
-    if (w === undefined || refilled || q.limit !== w.limit || earliest >= w.latest || latest <= w.earliest) {
-      this.fixedWindow = { limit: q.limit, first: q.remaining, remaining: q.remaining, earliest, latest, own: 0 };
+    // Moments a whole resolution apart are two windows' (a Unix-time reset, rounded up, names each window's second), give
+    // or take the millisecond the clocks count in.
+    if (w === undefined || refilled || q.limit !== w.limit || earliest > w.latest - 1 || stated < w.earliest + 1) {
+      // The window began with this request if the count says it was the first, and after this process's last request
+      // of the window before (if this answer names a later one, not an earlier one's come late): it lasts no longer than
+      // from then to the reset stated.
+      const first = q.remaining === q.limit - 1 ? sentAt : Number.NEGATIVE_INFINITY;
+      const after = w !== undefined && stated >= w.latest ? w.lastSentAt : Number.NEGATIVE_INFINITY;
+      this.windowMs.proven = Math.min(this.windowMs.proven, stated - Math.max(first, after));
+      const latest = q.resetIsMoment ? Math.min(stated, now + this.windowLengthMs()) : stated;
+      this.fixedWindow = { limit: q.limit, first: q.remaining, remaining: q.remaining, earliest, latest, own: 0, lastSentAt: sentAt };
       return latest;
     }
+    // A request that left after the window's latest moment was counted in it: the window is not whole seconds long.
+    if (sentAt >= w.latest + 1) this.windowMs.wholeSeconds = false;
+    w.lastSentAt = Math.max(w.lastSentAt, sentAt);
     w.remaining = q.remaining;
     w.earliest = Math.max(w.earliest, earliest);
-    w.latest = Math.min(w.latest, latest);
+    w.latest = Math.min(w.latest, stated);
     w.own += 1;
     const fell = w.first - w.remaining;
     // One over the whole number of shares the fall holds, not the bare ratio: a stack that joined late measures a small
@@ -192,6 +216,17 @@ export class Pace {
     // ended at 1.53x of the floor with it, 1.17x with this).
     if (fell >= WINDOW_EVIDENCE) this.windowPart = Math.max(MIN_WINDOW_PART, 1 / Math.ceil(fell / w.own - 0.1));
     return w.latest;
+  }
+
+  /**
+   * The most a window lasts, or Infinity while unknown. Held only while no reset stated more than a resolution beyond
+   * it: a fixed window never does, and a token bucket's count, full at the request that taught it, soon does (its reset
+   * is the time until it is full again, short only while it is nearly full).
+   */
+  private windowLengthMs(): number {
+    const { proven, wholeSeconds } = this.windowMs;
+    const length = wholeSeconds ? Math.max(1000, Math.floor(proven / 1000) * 1000) : proven;
+    return length >= this.longestResetMs - RESET_RESOLUTION_MS ? length : Number.POSITIVE_INFINITY;
   }
 
   /** The learned rate at `now`, requests per second. */

@@ -38,6 +38,11 @@ export interface Quota {
   remaining: number;
   /** Milliseconds until the quota is whole again (0: it is). */
   resetMs: number;
+  /**
+   * The reset was stated as a point in time (a Unix time), not as seconds from now: every answer of a fixed window names
+   * the same second, so that no answer narrows down where in it the window ends.
+   */
+  resetIsMoment: boolean;
 }
 
 /** What one answer says about the key's rate limit. */
@@ -127,6 +132,11 @@ export function resetMsOf(reset: number, now: number): number {
   return reset * 1000;
 }
 
+/** Whether a reset stated as a number is a Unix time (in seconds or milliseconds) rather than delta seconds. */
+function isUnixTime(reset: number): boolean {
+  return reset >= UNIX_TIME_FLOOR_SECONDS;
+}
+
 /** The three-counter forms: `<prefix>limit`, `-remaining` and `-reset` (delta seconds or a Unix time, {@link resetMsOf}). */
 function counters(headers: Record<string, string | undefined>, prefix: string, now: number): Quota | undefined {
   // Early drafts allow a policy after the number (`10, 10;w=1`): the first number is the value.
@@ -138,7 +148,7 @@ function counters(headers: Record<string, string | undefined>, prefix: string, n
   const remaining = number("remaining");
   const reset = number("reset");
   if (limit === undefined || remaining === undefined || reset === undefined || limit < 1) return undefined;
-  return { limit, remaining: Math.min(remaining, limit), resetMs: resetMsOf(reset, now) };
+  return { limit, remaining: Math.min(remaining, limit), resetMs: resetMsOf(reset, now), resetIsMoment: isUnixTime(reset) };
 }
 
 /**
@@ -154,7 +164,7 @@ function draft7Quota(state: string | undefined, now: number): Quota | undefined 
   }
   const [limit, remaining, reset] = [members.get("limit"), members.get("remaining"), members.get("reset")];
   if (limit === undefined || remaining === undefined || reset === undefined || limit < 1) return undefined;
-  return { limit, remaining: Math.min(remaining, limit), resetMs: resetMsOf(reset, now) };
+  return { limit, remaining: Math.min(remaining, limit), resetMs: resetMsOf(reset, now), resetIsMoment: isUnixTime(reset) };
 }
 
 /**
@@ -171,7 +181,7 @@ function draftQuotas(state: string | undefined, policy: string | undefined, now:
     const reset = params.get("t") ?? policies.get(name)?.get("w");
     if (remaining === undefined || reset === undefined) return [];
     const limit = quota !== undefined && quota >= 1 ? quota : Math.max(1, remaining);
-    return [{ limit, remaining: Math.min(remaining, limit), resetMs: resetMsOf(reset, now) }];
+    return [{ limit, remaining: Math.min(remaining, limit), resetMs: resetMsOf(reset, now), resetIsMoment: isUnixTime(reset) }];
   });
 }
 

@@ -3,8 +3,11 @@ import type { Clock } from "../../client/clock";
 import { BudgetDeadlineError, RequestBudget, type Permit, type RequestPriority } from "../../client/budget";
 import { HINT_FORMS, rateLimitHeaders, type HintForm } from "../../contract/rate-limit";
 
-/** A clock that moves only when the test advances it; sleepers wake in time order, aborted ones at once. */
-function manualClock() {
+/**
+ * A clock that moves only when the test advances it; sleepers wake in time order, aborted ones at once. `moved` hears
+ * each new time (to move the real clock with it).
+ */
+function manualClock(moved: (now: number) => void = () => undefined) {
   let now = 0;
   const sleepers: { at: number; wake: () => void }[] = [];
   const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -28,10 +31,12 @@ function manualClock() {
         if (!next || next.at > end) break;
         sleepers.shift();
         now = next.at;
+        moved(now);
         next.wake();
         await settle();
       }
       now = end;
+      moved(now);
       await settle();
     },
   };
@@ -88,6 +93,26 @@ function fixedWindows(limit: number, form: HintForm | "none" = "contract", windo
 }
 
 /**
+ * express-rate-limit's count: a window of `windowMs` begins with the first request after the last one ended, `limit`
+ * each, and its reset is stated as a Unix time in whole seconds (`X-RateLimit-Reset`, its legacy headers). The real
+ * clock is `epochMs` plus the test's: run it with `stacksOnOneKey`'s `realTimeFrom`.
+ */
+function expressWindows(limit: number, epochMs: number, windowMs = 1000): Api {
+  let resetAt = Number.NEGATIVE_INFINITY;
+  let hits = 0;
+  return (at) => {
+    if (resetAt <= at) {
+      resetAt = at + windowMs;
+      hits = 0;
+    }
+    hits += 1;
+    const quota = { limit, remaining: Math.max(0, limit - hits), resetAt: epochMs + resetAt, windowSeconds: windowMs / 1000 };
+    const headers = rateLimitHeaders("x-ratelimit", quota, epochMs + at);
+    return { allowed: hits <= limit, headers, retryAfterMs: Math.ceil((resetAt - at) / 1000) * 1000 };
+  };
+}
+
+/**
  * An API with a token bucket of `limit` refilled at `perSecond` (by default `limit`), hinting in `form` on every answer
  * (or only on refusals, or never: `"none"`). Its reset is when the bucket is full again, as the sandbox's.
  */
@@ -121,8 +146,9 @@ interface Stack {
  * at the API 20 ms after it went and is answered 20 ms later, as `api` decided; a refused one is asked for again, as
  * the client does. Runs until every request was accepted (or `limitMs` passes).
  */
-async function stacksOnOneKey(api: Api, counts: number[], options: { starts?: number[]; share?: number; limitMs?: number } = {}) {
-  const clock = manualClock();
+async function stacksOnOneKey(api: Api, counts: number[], options: { starts?: number[]; share?: number; limitMs?: number; realTimeFrom?: number } = {}) {
+  const { realTimeFrom } = options;
+  const clock = manualClock((now) => realTimeFrom !== undefined && vi.setSystemTime(realTimeFrom + now));
   const stacks: Stack[] = counts.map((wanted) => ({ budget: new RequestBudget({ clock }), wanted, arrivals: [], inFlight: [], answered: 0 }));
   if (options.share !== undefined) for (const stack of stacks) stack.budget.limitShare(options.share);
   const ask = (stack: Stack) => void stack.budget.acquire({ priority: "urgent" }).then((permit) => stack.inFlight.push({ at: clock.now(), permit }));
@@ -232,6 +258,33 @@ describe("request budget: the pace with hints", () => {
       // The late stack was served from its first windows on, not after the others ended.
       const late = run.stacks[3]!.arrivals.filter((a) => !a.refused && a.at < 15_000).length;
       expect(late).toBeGreaterThanOrEqual(15);
+    });
+  });
+
+  describe("where the reset names only a Unix second (express-rate-limit's legacy X-RateLimit-Reset)", () => {
+    // The real clock moves with the test's, from a moment a third of the way into a second: every answer of a 1 s
+    // window names the same second, up to a second after the window ends.
+    const epochMs = Date.UTC(2026, 10, 27, 10, 0, 0) + 337;
+    beforeEach(() => {
+      vi.useFakeTimers({ toFake: ["Date"] });
+    });
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it("reads the window's end from the request that began it, not a second later", async () => {
+      // 100 requests at 10 a window: 10 windows. Waiting for the second each answer names would take about 15.
+      const run = await stacksOnOneKey(expressWindows(10, epochMs), [100], { realTimeFrom: epochMs });
+      expect(run.done).toBe(true);
+      expect(run.refused).toBe(0);
+      expect(run.ends[0]).toBeLessThan(11_500);
+    });
+
+    it("shares the windows between stacks, one of them late, hardly a 429", async () => {
+      const run = await stacksOnOneKey(expressWindows(10, epochMs), [100, 100, 100, 100], { starts: [0, 0, 0, 5000], realTimeFrom: epochMs });
+      expect(run.done).toBe(true);
+      expect(run.refused / run.sent).toBeLessThanOrEqual(0.02);
+      expect(Math.max(...run.ends)).toBeLessThanOrEqual(40_000 * 1.2);
     });
   });
 

@@ -7,28 +7,33 @@ const UNIX = NOW / 1000;
 describe("rate-limit hints, read in every form the contract names", () => {
   it("reads the contract's form, with a delta-seconds reset (and a Unix time when the value can only be one)", () => {
     const hints = readRateLimitHints({ "ratelimit-limit": "20", "ratelimit-remaining": "3", "ratelimit-reset": "2" }, NOW);
-    expect(hints).toEqual({ quota: { limit: 20, remaining: 3, resetMs: 2000 }, forms: ["contract"], retryAfterMs: undefined });
+    expect(hints).toEqual({ quota: { limit: 20, remaining: 3, resetMs: 2000, resetIsMoment: false }, forms: ["contract"], retryAfterMs: undefined });
     // An early draft's policy after the number.
     expect(readRateLimitHints({ "ratelimit-limit": "20, 20;w=1", "ratelimit-remaining": "3", "ratelimit-reset": "1" }, NOW).quota).toEqual({
       limit: 20,
       remaining: 3,
       resetMs: 1000,
+      resetIsMoment: false,
     });
-    expect(readRateLimitHints({ "ratelimit-limit": "20", "ratelimit-remaining": "0", "ratelimit-reset": String(UNIX + 3) }, NOW).quota?.resetMs).toBe(3000);
+    expect(readRateLimitHints({ "ratelimit-limit": "20", "ratelimit-remaining": "0", "ratelimit-reset": String(UNIX + 3) }, NOW).quota).toMatchObject({
+      resetMs: 3000,
+      resetIsMoment: true,
+    });
   });
 
   it("reads the current IETF draft's structured fields, matching RateLimit to RateLimit-Policy by name", () => {
     const hints = readRateLimitHints({ "ratelimit-policy": '"default";q=100;w=60', ratelimit: '"default";r=42;t=17' }, NOW);
-    expect(hints.quota).toEqual({ limit: 100, remaining: 42, resetMs: 17_000 });
+    expect(hints.quota).toEqual({ limit: 100, remaining: 42, resetMs: 17_000, resetIsMoment: false });
     expect(hints.forms).toEqual(["ietf-draft"]);
     // A token instead of a string, parameters it does not know, and a RateLimit item without `t` (the policy's window).
     expect(readRateLimitHints({ "ratelimit-policy": "burst;q=10;w=1;pk=:abc:", ratelimit: "burst;r=4" }, NOW).quota).toEqual({
       limit: 10,
       remaining: 4,
       resetMs: 1000,
+      resetIsMoment: false,
     });
     // Without a policy the quota's size is unknown: what is left stands for it.
-    expect(readRateLimitHints({ ratelimit: '"default";r=5;t=2' }, NOW).quota).toEqual({ limit: 5, remaining: 5, resetMs: 2000 });
+    expect(readRateLimitHints({ ratelimit: '"default";r=5;t=2' }, NOW).quota).toEqual({ limit: 5, remaining: 5, resetMs: 2000, resetIsMoment: false });
   });
 
   it("takes the tightest of several policies: the least left for each second until its reset", () => {
@@ -37,9 +42,9 @@ describe("rate-limit hints, read in every form the contract names", () => {
       ratelimit: '"burst";r=90;t=1, "daily";r=900;t=3600',
     };
     // 90 in a second against 900 in an hour: the daily policy holds requests back first.
-    expect(readRateLimitHints(headers, NOW).quota).toEqual({ limit: 1000, remaining: 900, resetMs: 3_600_000 });
+    expect(readRateLimitHints(headers, NOW).quota).toEqual({ limit: 1000, remaining: 900, resetMs: 3_600_000, resetIsMoment: false });
     const spentBurst = { ...headers, ratelimit: '"burst";r=0;t=1, "daily";r=900;t=3600' };
-    expect(readRateLimitHints(spentBurst, NOW).quota).toEqual({ limit: 100, remaining: 0, resetMs: 1000 });
+    expect(readRateLimitHints(spentBurst, NOW).quota).toEqual({ limit: 100, remaining: 0, resetMs: 1000, resetIsMoment: false });
   });
 
   it("reads GitHub's X-RateLimit-* and Okta's X-Rate-Limit-*, their resets Unix times or deltas by size", () => {
@@ -84,7 +89,9 @@ describe("rate-limit hints, read in every form the contract names", () => {
     ];
     for (const [mode, headers, form] of modes) {
       const hints = readRateLimitHints(headers, NOW);
-      expect(hints, mode).toEqual({ quota: { limit: 3, remaining: 2, resetMs: 1000 }, forms: [form], retryAfterMs: undefined });
+      // The legacy headers' reset is a Unix time, the drafts' seconds from now.
+      const quota = { limit: 3, remaining: 2, resetMs: 1000, resetIsMoment: mode === "legacyHeaders" };
+      expect(hints, mode).toEqual({ quota, forms: [form], retryAfterMs: undefined });
       expect(unreadHints(headers, hints.forms), mode).toEqual([]);
     }
   });
@@ -110,7 +117,7 @@ describe("rate-limit hints, read in every form the contract names", () => {
       NOW,
     );
     expect(hints.forms).toEqual(["contract", "x-ratelimit"]);
-    expect(hints.quota).toEqual({ limit: 100, remaining: 5, resetMs: 10_000 });
+    expect(hints.quota).toEqual({ limit: 100, remaining: 5, resetMs: 10_000, resetIsMoment: true });
   });
 
   it("reads Retry-After as delta seconds or an HTTP date, and nothing else", () => {
@@ -126,7 +133,8 @@ describe("rate-limit hints, read in every form the contract names", () => {
       const hints = readRateLimitHints(headers, NOW);
       expect(hints.forms, form).toEqual([form]);
       // Delta seconds and Unix times are whole seconds, rounded up.
-      expect(hints.quota, form).toEqual({ limit: 10, remaining: 4, resetMs: 2000 });
+      expect(hints.quota, form).toMatchObject({ limit: 10, remaining: 4, resetMs: 2000 });
+      expect(hints.quota?.resetIsMoment, form).toBe(form === "x-ratelimit" || form === "x-rate-limit");
     }
   });
 });
