@@ -225,7 +225,8 @@ export class Pace {
    */
   private windowLengthMs(): number {
     const { proven, wholeSeconds } = this.windowMs;
-    const length = wholeSeconds ? Math.max(1000, Math.floor(proven / 1000) * 1000) : proven;
+    // No window is told apart from a shorter one than the resolution its resets are stated in.
+    const length = Math.max(RESET_RESOLUTION_MS, wholeSeconds ? Math.floor(proven / 1000) * 1000 : proven);
     return length >= this.longestResetMs - RESET_RESOLUTION_MS ? length : Number.POSITIVE_INFINITY;
   }
 

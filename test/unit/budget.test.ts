@@ -286,6 +286,16 @@ describe("request budget: the pace with hints", () => {
       expect(run.refused / run.sent).toBeLessThanOrEqual(0.02);
       expect(Math.max(...run.ends)).toBeLessThanOrEqual(40_000 * 1.2);
     });
+
+    it("does not read a token bucket stated the same way as windows of a second", async () => {
+      // Full again 2 s after it was emptied: a bound of a second on its "windows" would spend twice what it holds.
+      for (const perSecond of [10, 5]) {
+        const run = await stacksOnOneKey(tokenBucket(10, "x-ratelimit", { perSecond }), [100, 100, 100, 100], { starts: [0, 0, 0, 2000], realTimeFrom: epochMs });
+        expect(run.done).toBe(true);
+        expect(run.refused / run.sent, `${perSecond} a second`).toBeLessThanOrEqual(0.02);
+        expect(Math.max(...run.ends), `${perSecond} a second`).toBeLessThanOrEqual((400_000 / perSecond) * 1.15);
+      }
+    });
   });
 
   it("spends a share of the key and no more, alone or beside others", async () => {
