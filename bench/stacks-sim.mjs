@@ -219,6 +219,7 @@ function parseCase(spec) {
 const DEFAULT_SIM_CASES =
   "2:100:10:20:on-429,2:100:10:20:never,2:100:10:20,4:50:10:20:on-429:late=10,4:50:10:20:never:late=10,4:50:10:20:late=10,2:100:10:20:on-429:latency=40:window=1:no-estimates," +
   "2:100:10:20:latency=40:window=1:no-estimates,4:50:10:20:late=10:latency=40:window=1:no-estimates," +
+  "4:50:10:20:late=10:latency=40:window=1:from-first:no-estimates:form=x-ratelimit," +
   "1:100:20:20:on-429:share=50,1:100:20:20:on-429:share=50:latency=40:window=1:no-estimates";
 
 if (isMain(import.meta.url)) {

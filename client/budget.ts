@@ -39,7 +39,7 @@ export interface BudgetSummary {
   held: number;
   /** Requests per second actually sent over the last 5 s. */
   sentPerSecond: number;
-  /** `429` answers since the last summary. */
+  /** Refusals (`429`, and `503`, which limiters send too) since the last summary. */
   throttled: number;
 }
 
@@ -145,6 +145,14 @@ export class RequestBudget {
     this.pace.share = Math.min(this.pace.share, Math.max(0.01, Math.min(1, fraction)));
   }
 
+  /**
+   * Whether the API answered one of this budget's requests without refusing it within the last 3 s: a `503` then is a
+   * limiter shedding load (a wait, as a `429` is), not the API being down (a failure, retried a few times).
+   */
+  serving(): boolean {
+    return this.pace.serving(this.clock.now());
+  }
+
   /** Requests waiting now. */
   get held(): number {
     return this.queue.length;
@@ -205,7 +213,7 @@ export class RequestBudget {
         settled = true;
         this.inFlight -= 1;
         if (answer) {
-          if (answer.status === 429) this.throttledSinceSummary += 1;
+          if (answer.status === 429 || answer.status === 503) this.throttledSinceSummary += 1;
           // A reset stated as a time is the API's, read against the real time (clock.ts).
           const { quota } = readRateLimitHints(answer.headers, Date.now());
           this.pace.answered(this.clock.now(), { status: answer.status, quota, retryAfterMs: answer.retryAfterMs, sentAt: now }, this.inFlight);

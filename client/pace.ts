@@ -7,7 +7,9 @@
  *
  * 1. **Before the first answer, one request goes alone**, and again whenever what is known went stale (a hinted quota's
  *    reset passed): its answer tells the truth, where a burst on trust would be refused.
- * 2. **A `429` (or a `503` with `Retry-After`) pauses every request** until its `Retry-After`.
+ * 2. **A `429` or a `503` pauses every request** until its `Retry-After` (without one, for a second): a `503` is how
+ *    a limiter sheds load as often as a `429` (nginx's `limit_req` by default, with neither hints nor `Retry-After`),
+ *    and where it means the API is down, slowing down costs nothing.
  * 3. **Hints came with the last answer** (in any form, contract/rate-limit.ts): what the quota has left, less the
  *    requests in flight and less what is kept back for the others, is spent evenly until its reset; what a quarter of
  *    it holds goes at once, since no limit is near. Kept back: with a share, the others' part of the quota (`1 − share`
@@ -96,7 +98,7 @@ export class Pace {
    * taken to last whole seconds (what every header form states) until one outlasts its bound; from then on, the bound
    * is what the answers prove.
    */
-  private windowMs = { proven: Number.POSITIVE_INFINITY, wholeSeconds: true };
+  private windowLength = { provenMs: Number.POSITIVE_INFINITY, wholeSeconds: true };
   /** The longest reset seen (ms, at least a second): the time the quota takes to come back whole. */
   private longestResetMs = 1000;
   private window = 1;
@@ -150,8 +152,8 @@ export class Pace {
   /** An answer came at `now`, with `inFlight` of this process's requests still unanswered. */
   answered(now: number, answer: PaceAnswer, inFlight: number): void {
     this.heard = true;
-    const refused = answer.status === 429;
-    if (refused || (answer.status === 503 && answer.retryAfterMs !== undefined)) {
+    const refused = answer.status === 429 || answer.status === 503;
+    if (refused) {
       this.pausedUntil = Math.max(this.pausedUntil, now + (answer.retryAfterMs ?? this.pauseWithoutRetryAfterMs));
     }
     const q = answer.quota;
@@ -198,13 +200,13 @@ export class Pace {
       // from then to the reset stated.
       const first = q.remaining === q.limit - 1 ? sentAt : Number.NEGATIVE_INFINITY;
       const after = w !== undefined && stated >= w.latest ? w.lastSentAt : Number.NEGATIVE_INFINITY;
-      this.windowMs.proven = Math.min(this.windowMs.proven, stated - Math.max(first, after));
+      this.windowLength.provenMs = Math.min(this.windowLength.provenMs, stated - Math.max(first, after));
       const latest = q.resetIsMoment ? Math.min(stated, now + this.windowLengthMs()) : stated;
       this.fixedWindow = { limit: q.limit, first: q.remaining, remaining: q.remaining, earliest, latest, own: 0, lastSentAt: sentAt };
       return latest;
     }
     // A request that left after the window's latest moment was counted in it: the window is not whole seconds long.
-    if (sentAt >= w.latest + 1) this.windowMs.wholeSeconds = false;
+    if (sentAt >= w.latest + 1) this.windowLength.wholeSeconds = false;
     w.lastSentAt = Math.max(w.lastSentAt, sentAt);
     w.remaining = q.remaining;
     w.earliest = Math.max(w.earliest, earliest);
@@ -224,10 +226,15 @@ export class Pace {
    * is the time until it is full again, short only while it is nearly full).
    */
   private windowLengthMs(): number {
-    const { proven, wholeSeconds } = this.windowMs;
+    const { provenMs, wholeSeconds } = this.windowLength;
     // No window is told apart from a shorter one than the resolution its resets are stated in.
-    const length = Math.max(RESET_RESOLUTION_MS, wholeSeconds ? Math.floor(proven / 1000) * 1000 : proven);
+    const length = Math.max(RESET_RESOLUTION_MS, wholeSeconds ? Math.floor(provenMs / 1000) * 1000 : provenMs);
     return length >= this.longestResetMs - RESET_RESOLUTION_MS ? length : Number.POSITIVE_INFINITY;
+  }
+
+  /** Whether the API took one of this process's requests within the last 3 s: a `503` then is load shed, not an outage. */
+  serving(now: number): boolean {
+    return this.accepted.some((at) => at >= now - ACCEPTED_WINDOW_MS);
   }
 
   /** The learned rate at `now`, requests per second. */

@@ -183,7 +183,7 @@ export class RequestSender {
     const idempotent = req.method === "GET" || req.idempotencyKey !== undefined;
 
     let uncertain = false;
-    let throttled: RateLimitError | undefined;
+    let throttled: ProxyApiError | undefined;
     for (let attempt = 1, sent = 0; ; ) {
       const permit = await this.permit(req, path, deadline, throttled, trace);
       const tried = trace?.attempt(++sent);
@@ -194,7 +194,9 @@ export class RequestSender {
       }
       uncertain ||= result.status === undefined || result.status >= 500 || result.status === 409;
       const hint = result.retryAfterMs;
-      if (result instanceof RateLimitError && idempotent && result.status === 429 && !(hint !== undefined && hint > maxRetryAfterMs)) {
+      // A 503 while the API takes other requests of the key is load shed, as nginx's limit_req does by default.
+      const shed = result.status === 429 || (result.status === 503 && this.budget.serving());
+      if (shed && idempotent && !(hint !== undefined && hint > maxRetryAfterMs)) {
         // A wait, not a failure: the budget pauses every request on the key until Retry-After, and uses no attempt.
         throttled = result;
         continue;
@@ -232,7 +234,7 @@ export class RequestSender {
     req: ApiRequest,
     path: string,
     deadline: number,
-    throttled: RateLimitError | undefined,
+    throttled: ProxyApiError | undefined,
     trace: CallTrace | undefined,
   ): Promise<Permit> {
     try {
@@ -369,7 +371,7 @@ export class RequestSender {
   private readProblem(body: unknown, text: string): ServerProblem {
     const parsed = problemWire.safeParse(body);
     if (!parsed.success) {
-      const snippet = text.trim().slice(0, 200);
+      const snippet = snippetOf(text);
       return { detail: snippet ? this.redact(snippet) : undefined };
     }
     const p = parsed.data;
@@ -448,4 +450,14 @@ function describeNetworkError(error: unknown): { code: string; message: string }
     return { code: typeof code === "string" ? code : error.name, message: error.message };
   }
   return { code: "network", message: String(error) };
+}
+
+/**
+ * What a body that is not a problem document says, on one line: an HTML page's title (gateways and limiters in front
+ * of an API answer with pages, such as nginx's "503 Service Temporarily Unavailable"), or else its text without tags.
+ */
+function snippetOf(text: string): string {
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1];
+  const plain = title ?? (/^\s*</.test(text) ? text.replace(/<[^>]*>/g, " ") : text);
+  return plain.replace(/\s+/g, " ").trim().slice(0, 200);
 }

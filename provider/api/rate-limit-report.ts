@@ -25,7 +25,7 @@ export class PurchaseTally {
 
   constructor(budget: RequestBudget, summaryLog: ProviderLog) {
     budget.onSummary((s: BudgetSummary) => {
-      const throttled = s.throttled > 0 ? `, ${s.throttled} answered 429 since the last summary` : "";
+      const throttled = s.throttled > 0 ? `, ${s.throttled} refused (429 or 503) since the last summary` : "";
       summaryLog.info(
         `proxy: the API's rate limit is holding ${s.held} request(s) back (sending about ${s.sentPerSecond.toFixed(1)}/s${throttled}); ` +
           `${this.bought} order(s) bought so far, ${this.waiting} waiting to be bought`,

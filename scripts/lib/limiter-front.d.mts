@@ -7,7 +7,7 @@ export declare const LIMITER_MODES: readonly LimiterMode[];
 /** The front: its URL, how many requests it refused and let through, and how to stop it. */
 export interface LimiterFront {
   url: string;
-  /** Requests answered `429`. */
+  /** Requests refused (`429`, or the status the front refuses with). */
   refused(): number;
   /** Requests let through. */
   passed(): number;

@@ -76,6 +76,14 @@ describe("error responses", () => {
     ["{ error: { code, message } }", { error: { code: "unavailable", message: "maintenance" } }, {}, "unavailable", /maintenance/],
     ["{ detail, code }", { detail: "try later", code: "unavailable" }, {}, "unavailable", /try later/],
     ["an empty body", "", {}, "unavailable", /503 unavailable/],
+    [
+      "an HTML page (nginx's), by its title",
+      "<html>\r\n<head><title>503 Service Temporarily Unavailable</title></head>\r\n<body>\r\n<center><h1>503 Service Temporarily Unavailable</h1></center>\r\n<hr><center>nginx/1.22.1</center>\r\n</body>\r\n</html>\r\n",
+      { "content-type": "text/html" },
+      "unavailable",
+      /failed with 503 unavailable: 503 Service Temporarily Unavailable\./,
+    ],
+    ["an HTML page without a title, without its tags", "<p>Bad\n gateway</p>", { "content-type": "text/html" }, "unavailable", /unavailable: Bad gateway\./],
   ])("reads an error body in the form %s", async (_name, body, headers, code, says) => {
     const api = mockApi({ maxAttempts: 1 });
     api.pool

@@ -17,7 +17,8 @@ describe("retries", () => {
     api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(200, USAGE);
     const usage = await api.client.getUsage();
     expect(usage.bandwidth).toEqual({ usedBytes: 10, limitBytes: null });
-    expect(api.sleeps).toHaveLength(1);
+    // The back-off (250 ms: half of 500 ms, the jitter fixed at 0.5), then the rest of the second a 503 pauses the key.
+    expect(api.sleeps).toEqual([250, 750]);
     api.done();
   });
 
@@ -38,12 +39,12 @@ describe("retries", () => {
     api.pool.intercept({ path: "/v1/orders/ord_1", method: "GET" }).reply(503, problem(503, "unavailable", "x"), { headers: PROBLEM_HEADERS });
     api.pool.intercept({ path: "/v1/orders/ord_1", method: "GET" }).reply(200, ORDER);
     await api.client.getOrder("ord_1");
-    expect(told).toEqual(["call GET /v1/orders/ord_1 ord_1", "attempt 1: 503", "backoff after 503", "attempt 2: 200", "end 200"]);
+    expect(told).toEqual(["call GET /v1/orders/ord_1 ord_1", "attempt 1: 503", "backoff after 503", "held 750", "attempt 2: 200", "end 200"]);
     // A client given no tracer tells nothing, whatever another client was given.
     const quiet = mockApi();
     quiet.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(200, USAGE);
     await quiet.client.getUsage();
-    expect(told).toHaveLength(5);
+    expect(told).toHaveLength(6);
     api.done();
   });
 
@@ -259,6 +260,31 @@ describe("rate limits", () => {
     const { order } = await api.client.getOrder("ord_1", { deadline: Date.now() + 600_000, priority: "routine" });
     expect(order.id).toBe("ord_1");
     expect(api.sleeps).toEqual([50_000]);
+    api.done();
+  });
+
+  it("waits out 503s as 429s while the API takes the key's other requests: a limiter shedding load", async () => {
+    // nginx's limit_req refuses with 503 by default, with an HTML page and neither hints nor Retry-After.
+    const page = "<html><head><title>503 Service Temporarily Unavailable</title></head></html>";
+    const retries: unknown[] = [];
+    const api = mockApi({ maxAttempts: 1, onRetry: (e) => retries.push(e) });
+    api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(200, USAGE);
+    await api.client.getUsage();
+    for (let i = 0; i < 3; i++) api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(503, page, { headers: { "content-type": "text/html" } });
+    api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(200, USAGE);
+    await api.client.getUsage();
+    // Each refusal pauses the key for a second (no Retry-After), and uses no attempt of the call's one.
+    expect(api.sleeps.filter((ms) => ms >= 1000)).toHaveLength(3);
+    expect(retries).toEqual([]);
+    api.done();
+  });
+
+  it("counts 503s as attempts where the API took none of the key's requests lately: an outage", async () => {
+    const api = mockApi({ maxAttempts: 3 });
+    for (let i = 0; i < 3; i++) api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(503, problem(503, "unavailable", "down"), { headers: PROBLEM_HEADERS });
+    const error = await api.client.getUsage().catch((e) => e);
+    expect(error).toBeInstanceOf(ServerError);
+    expect((error as ServerError).status).toBe(503);
     api.done();
   });
 
