@@ -171,16 +171,19 @@ export async function simulateStacks({ k, n, r, t, hints = "always", form = "con
   const realNow = Date.now;
   Date.now = () => Math.floor(EPOCH_MS + clock.now());
   let ends;
-  const appDone = application();
-  const all = Promise.all(Array.from({ length: k }, (_, i) => stack(i))).then((e) => {
-    ends = e;
-    finished = true;
-  });
-  await clock.run(() => ends !== undefined);
-  await all;
-  await clock.run(() => app.done);
-  await appDone;
-  Date.now = realNow;
+  try {
+    const appDone = application();
+    const all = Promise.all(Array.from({ length: k }, (_, i) => stack(i))).then((e) => {
+      ends = e;
+      finished = true;
+    });
+    await clock.run(() => ends !== undefined);
+    await all;
+    await clock.run(() => app.done);
+    await appDone;
+  } finally {
+    Date.now = realNow;
+  }
   // The floor at what the stacks may use of the key's rate: beside the application, their share.
   const rate = appRuns ? r * share : r;
   const floor = Math.max(t * 1000 + ((k * n) / rate) * 1000, ((2 * k * n) / rate) * 1000);

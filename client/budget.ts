@@ -10,7 +10,7 @@
 import { readRateLimitHints } from "../contract/rate-limit";
 import { realClock, type Clock } from "./clock";
 import { ProxyError } from "./errors";
-import { Pace } from "./pace";
+import { isRefusal, Pace } from "./pace";
 
 /** The order in which held requests are served. */
 export type RequestPriority = "urgent" | "due" | "routine";
@@ -213,7 +213,7 @@ export class RequestBudget {
         settled = true;
         this.inFlight -= 1;
         if (answer) {
-          if (answer.status === 429 || answer.status === 503) this.throttledSinceSummary += 1;
+          if (isRefusal(answer.status)) this.throttledSinceSummary += 1;
           // A reset stated as a time is the API's, read against the real time (clock.ts).
           const { quota } = readRateLimitHints(answer.headers, Date.now());
           this.pace.answered(this.clock.now(), { status: answer.status, quota, retryAfterMs: answer.retryAfterMs, sentAt: now }, this.inFlight);

@@ -21,7 +21,7 @@
  *    last request. A reset stated as a Unix time names the same second at every answer of a window: there, the
  *    window's length, learned where the count turned over, bounds its end.
  * 4. **The last answer had none**: requests go at once, at most `window` in flight (1, one more per success up to 2,
- *    then one more per two windows' worth: TCP's slow start) until the first `429`. From then on, a rate: `0.7 W`, where W
+ *    then one more per two windows' worth: TCP's slow start) until the first refusal. From then on, a rate: `0.7 W`, where W
  *    is what the API accepted over the last 3 s, growing back on a cubic curve as TCP CUBIC and the AWS SDKs' adaptive
  *    retry mode do (`W (1 + 0.3 ((t − 3) / 3)³)` t seconds after the cut: back at W after 3 s, 1.3 W after 6 s; the
  *    curve scales with W, so that stacks of a few requests a second each probe no faster than one alone). It is never
@@ -60,6 +60,11 @@ const RESET_RESOLUTION_MS = 1000;
 const WINDOW_EVIDENCE = 3;
 /** The least part of a fixed window this process takes, however many others it sees. */
 const MIN_WINDOW_PART = 0.05;
+
+/** Whether an answer with `status` is a refusal: a `429`, or a `503` (see the module's comment). */
+export function isRefusal(status: number): boolean {
+  return status === 429 || status === 503;
+}
 
 /** One answer, as the pace takes it in. */
 export interface PaceAnswer {
@@ -152,7 +157,7 @@ export class Pace {
   /** An answer came at `now`, with `inFlight` of this process's requests still unanswered. */
   answered(now: number, answer: PaceAnswer, inFlight: number): void {
     this.heard = true;
-    const refused = answer.status === 429 || answer.status === 503;
+    const refused = isRefusal(answer.status);
     if (refused) {
       this.pausedUntil = Math.max(this.pausedUntil, now + (answer.retryAfterMs ?? this.pauseWithoutRetryAfterMs));
     }
