@@ -287,6 +287,15 @@ describe("request budget: the pace with hints", () => {
       expect(Math.max(...run.ends)).toBeLessThanOrEqual(40_000 * 1.2);
     });
 
+    it("learns that windows are not whole seconds long when one outlasts its bound", async () => {
+      // Windows of 2.5 s, taken as 2 s at first: 300 requests at 10 a window are 75 s of the key's work. Held to the
+      // whole-second bound, each window's end is looked for half a second early and the last stack ends at 109 s.
+      const run = await stacksOnOneKey(expressWindows(10, epochMs, 2500), [100, 100, 100], { realTimeFrom: epochMs });
+      expect(run.done).toBe(true);
+      expect(run.refused / run.sent).toBeLessThanOrEqual(0.02);
+      expect(Math.max(...run.ends)).toBeLessThanOrEqual(75_000 * 1.25);
+    });
+
     it("does not read a token bucket stated the same way as windows of a second", async () => {
       // Full again 1 s to 10 s after it was emptied: a bound of a second on its "windows" would spend up to ten times what
       // it holds (without the check of the longest reset seen, 8.7% refused at 1 a second).
