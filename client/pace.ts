@@ -17,9 +17,9 @@
  *    once less than half is left, its last request. A fixed window (express-rate-limit's count, most gateways') is read
  *    as one: its count only falls and its reset stays put, stated in whole seconds, so the reset is the latest moment
  *    the window's answers allow (not one more second at every answer), and this process takes its part of what is
- *    left (one over the whole number of its shares in what the count fell by), spent before the reset; alone, to the
- *    last request. A reset stated as a Unix time names the same second at every answer of a window: there, the
- *    window's length, learned where the count turned over, bounds its end.
+ *    left (one over the whole number of its shares in what the count fell by over its last answers), spent within 3 s
+ *    and before the reset; alone, to the last request. A reset stated as a Unix time names the same second at every
+ *    answer of a window: there, the window's length, learned where the count turned over, bounds its end.
  * 4. **The last answer had none**: requests go at once, at most `window` in flight (1, one more per success up to 2,
  *    then one more per two windows' worth: TCP's slow start) until the first refusal. From then on, a rate: `0.7 W`, where W
  *    is what the API accepted over the last 3 s, growing back on a cubic curve as TCP CUBIC and the AWS SDKs' adaptive
@@ -60,6 +60,17 @@ const RESET_RESOLUTION_MS = 1000;
 const WINDOW_EVIDENCE = 3;
 /** The least part of a fixed window this process takes, however many others it sees. */
 const MIN_WINDOW_PART = 0.05;
+/**
+ * This process's part of a fixed window is measured over its last this many answers in the window, not since the
+ * window's first: a stack that joins a window the others are spending measures the small part it has while they
+ * spend, and measured from the start it kept that part when they stopped, leaving the rest of the window unused.
+ */
+const PART_ANSWERS = 3;
+/**
+ * A fixed window's part is spent within at most this long (ms): the window takes as many requests early as late, and a
+ * purchase held to the end of a long window is an order ready that much later.
+ */
+const WINDOW_SPEND_MS = 3000;
 
 /** Whether an answer with `status` is a refusal: a `429`, or a `503` (see the module's comment). */
 export function isRefusal(status: number): boolean {
@@ -90,7 +101,17 @@ export class Pace {
    * whose moments overlap narrow it down to within an answer's time of the truth.
    */
   private fixedWindow:
-    | { limit: number; first: number; remaining: number; earliest: number; latest: number; own: number; lastSentAt: number }
+    | {
+        limit: number;
+        first: number;
+        remaining: number;
+        earliest: number;
+        latest: number;
+        own: number;
+        lastSentAt: number;
+        /** The count and this process's requests counted, at the window's last answers: its part is measured over them. */
+        recent: { remaining: number; own: number }[];
+      }
     | undefined;
   /** This process's part of what fixed windows' counts fell by, as last measured: 1 while no other client was seen. */
   private windowPart = 1;
@@ -207,7 +228,8 @@ export class Pace {
       const after = w !== undefined && stated >= w.latest ? w.lastSentAt : Number.NEGATIVE_INFINITY;
       this.windowLength.provenMs = Math.min(this.windowLength.provenMs, stated - Math.max(first, after));
       const latest = q.resetIsMoment ? Math.min(stated, now + this.windowLengthMs()) : stated;
-      this.fixedWindow = { limit: q.limit, first: q.remaining, remaining: q.remaining, earliest, latest, own: 0, lastSentAt: sentAt };
+      const recent = [{ remaining: q.remaining, own: 0 }];
+      this.fixedWindow = { limit: q.limit, first: q.remaining, remaining: q.remaining, earliest, latest, own: 0, lastSentAt: sentAt, recent };
       return latest;
     }
     // A request that left after the window's latest moment was counted in it: the window is not whole seconds long.
@@ -217,11 +239,14 @@ export class Pace {
     w.earliest = Math.max(w.earliest, earliest);
     w.latest = Math.min(w.latest, stated);
     w.own += 1;
-    const fell = w.first - w.remaining;
+    w.recent.push({ remaining: w.remaining, own: w.own });
+    if (w.recent.length > PART_ANSWERS + 1) w.recent.shift();
+    const since = w.recent[0]!;
+    const fell = since.remaining - w.remaining;
     // One over the whole number of shares the fall holds, not the bare ratio: a stack that joined late measures a small
     // ratio, and the bare ratio keeps it small (behind express-rate-limit, draft-7, 1 s windows: the late stack of four
     // ended at 1.53x of the floor with it, 1.17x with this).
-    if (fell >= WINDOW_EVIDENCE) this.windowPart = Math.max(MIN_WINDOW_PART, 1 / Math.ceil(fell / w.own - 0.1));
+    if (fell >= WINDOW_EVIDENCE) this.windowPart = Math.max(MIN_WINDOW_PART, 1 / Math.ceil(fell / (w.own - since.own) - 0.1));
     return w.latest;
   }
 
@@ -269,7 +294,8 @@ export class Pace {
     if (left < 1) return Math.max(at, quota.resetAt);
     if (waiting <= left / 4) return Math.max(at, spaced);
     const from = Math.min(at, Math.max(this.lastSentAt, at - this.longestResetMs));
-    return Math.max(at, spaced, from + (quota.resetAt - from) / (fixed ? left + 1 : left));
+    const until = fixed ? Math.min(quota.resetAt, from + WINDOW_SPEND_MS) : quota.resetAt;
+    return Math.max(at, spaced, from + (until - from) / (fixed ? left + 1 : left));
   }
 
   private learnedNextAt(at: number): number {
