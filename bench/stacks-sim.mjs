@@ -8,7 +8,8 @@
 //
 // `node bench/stacks-sim.mjs` after `npm run build`. SIM_CASES: K:N:R:T cases as BENCH_STACKS takes them, with
 // `:on-429`, `:never`, `:late=<s>`, `:latency=<ms>`, `:window=<s>` (with `:from-first`, windows as express-rate-limit
-// counts them, each beginning with the first request after the last ended), `:no-estimates`, and `:share=<percent>` (each stack
+// counts them, each beginning with the first request after the last ended), `:sliding` (HAProxy's sliding second,
+// which counts the requests it refuses), `:no-estimates`, and `:share=<percent>` (each stack
 // capped at that share, beside an application sending the rest of the key's rate steadily, as BENCH_SHARE_CASES does;
 // with `:no-app`, the stacks alone, each given its share of the key); SIM_SEEDS (default 1,7,13) vary the latency's
 // jitter; `:form=<form>` states the hints in another form (contract/rate-limit.ts).
@@ -104,10 +105,40 @@ function expressWindow(r, windowSeconds, now) {
   };
 }
 
+/**
+ * HAProxy's stick table (`http_req_rate(1s)`, as scripts/lib/haproxy-front.mjs configures it), on the virtual clock:
+ * each request is counted, refused or not, in the current second's counter, and one that finds more than `r` in the
+ * last second (the current counter plus the previous one's, weighted by what is left of the current second) is refused.
+ */
+function haproxySliding(r, now) {
+  const periodMs = 1000;
+  let currentStart = 0;
+  let current = 0;
+  let previous = 0;
+  return {
+    take() {
+      const elapsed = now() - currentStart;
+      if (elapsed >= periodMs) {
+        previous = elapsed >= 2 * periodMs ? 0 : current;
+        current = 0;
+        currentStart = now() - (elapsed % periodMs);
+      }
+      current += 1;
+      const rate = current + previous * (1 - (now() - currentStart) / periodMs);
+      const allowed = rate <= r;
+      return { allowed, quota: { limit: r, remaining: Math.max(0, Math.floor(r - rate)), resetAt: currentStart + periodMs, windowSeconds: 1 }, retryAfterSeconds: 1 };
+    },
+  };
+}
+
 /** One case: K stacks of N orders on a key of R requests a second. */
-export async function simulateStacks({ k, n, r, t, hints = "always", form = "contract", lateMs = 0, latencyMs = 5, windowSeconds, fromFirst = false, estimates = true, share, app: withApp = true, seed = 1 }) {
+export async function simulateStacks({ k, n, r, t, hints = "always", form = "contract", lateMs = 0, latencyMs = 5, windowSeconds, fromFirst = false, sliding = false, estimates = true, share, app: withApp = true, seed = 1 }) {
   const clock = virtualClock();
-  const limiter = fromFirst ? expressWindow(r, windowSeconds ?? 1, clock.now) : new RateLimiter({ requestsPerSecond: r, burst: r, windowSeconds }, clock.now);
+  const limiter = sliding
+    ? haproxySliding(r, clock.now)
+    : fromFirst
+      ? expressWindow(r, windowSeconds ?? 1, clock.now)
+      : new RateLimiter({ requestsPerSecond: r, burst: r, windowSeconds }, clock.now);
   let state = seed;
   const random = () => (state = (state * 16807) % 2147483647) / 2147483647;
   const refusals = [];
@@ -213,6 +244,7 @@ function parseCase(spec) {
     latencyMs: Number(value("latency") ?? 5),
     windowSeconds: value("window") === undefined ? undefined : Number(value("window")),
     fromFirst: flags.includes("from-first"),
+    sliding: flags.includes("sliding"),
     estimates: !flags.includes("no-estimates"),
     share: value("share") === undefined ? undefined : Number(value("share")) / 100,
     app: !flags.includes("no-app"),

@@ -5,35 +5,9 @@
 // sandbox with no limit of its own. nginx comes from Debian's packages (scripts/ensure-proxies installs it).
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-
-/** A free port on loopback. */
-async function freePort() {
-  const server = createServer();
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** Resolves once something listens on `port`, or rejects after `timeoutMs`. */
-async function listening(port, timeoutMs = 10_000) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const open = await new Promise((resolve) => {
-      const socket = connect(port, "127.0.0.1", () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.on("error", () => resolve(false));
-    });
-    if (open) return;
-    if (Date.now() > end) throw new Error(`nginx did not listen on ${port} within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+import { freePort, listening } from "./loopback.mjs";
 
 /**
  * Starts nginx on loopback in front of `upstream` (a base URL): `rate` requests a second per key after a `burst`,
@@ -72,7 +46,7 @@ http {
   const child = spawn(nginx, ["-p", dir, "-c", join(dir, "nginx.conf"), "-e", join(dir, "error.log")], { stdio: "ignore" });
   const exited = new Promise((resolve) => child.once("exit", resolve));
   const failed = new Promise((_, reject) => child.once("error", reject));
-  await Promise.race([listening(port), failed]);
+  await Promise.race([listening(port, "nginx"), failed]);
   const statuses = () => {
     try {
       return readFileSync(log, "utf8").split("\n").filter(Boolean).map(Number);

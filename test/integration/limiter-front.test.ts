@@ -2,8 +2,9 @@
  * The pacing behind rate limiters nobody here wrote, in front of a sandbox with no limit of its own: express-rate-limit
  * (scripts/lib/limiter-front.mjs), a fixed window per key, in each of the library's four header modes; and nginx's
  * limit_req (scripts/lib/nginx-front.mjs), a leaky bucket per key with no hints at all, refusing with 429 or with its
- * default 503. Several fleets share the key, each with a budget of its own as each `pulumi up` has: every order is
- * bought once, and the refusals stay few.
+ * default 503; and HAProxy's stick table (scripts/lib/haproxy-front.mjs), a sliding second per key, no hints either,
+ * counting the requests it refuses. Several fleets share the key, each with a budget of its own as each `pulumi up`
+ * has: every order is bought once, and the refusals stay few.
  */
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
@@ -12,6 +13,7 @@ import { Accounts } from "../../provider/api/account";
 import { createFleetProvider } from "../../provider/fleet/fleet-provider";
 import { fleetInputs } from "../helpers/inputs";
 import { startLimiterFront, type LimiterFront, type LimiterMode } from "../../scripts/lib/limiter-front.mjs";
+import { startHaproxyFront } from "../../scripts/lib/haproxy-front.mjs";
 import { startNginxFront } from "../../scripts/lib/nginx-front.mjs";
 import { REPO_ROOT } from "../helpers/pulumi";
 import { useSandbox } from "../helpers/sandbox";
@@ -52,14 +54,14 @@ describe("several fleets on one key behind express-rate-limit", () => {
   }
 });
 
-describe("several fleets on one key behind nginx's limit_req, which sends no hints", () => {
+describe("several fleets on one key behind servers' limiters, which send no hints", () => {
   beforeAll(() => {
-    // Installs nginx from Debian's packages where it is missing (as root, as CI runs).
+    // Installs nginx and HAProxy from Debian's packages where they are missing (as root, as CI runs).
     execFileSync(join(REPO_ROOT, "scripts", "ensure-proxies"), { stdio: ["ignore", "ignore", "inherit"] });
   }, 600_000);
 
   for (const status of [429, 503] as const) {
-    it(`buys every order once, refusing with ${status}${status === 503 ? " (its default)" : ""}`, async () => {
+    it(`buys every order once behind nginx's limit_req, refusing with ${status}${status === 503 ? " (its default)" : ""}`, async () => {
       front = await startNginxFront(sandbox.current.url, { rate: 10, burst: 10, status });
       await fleetsThrough(front.url);
       expect(sandbox.current.createdOrders).toHaveLength(STACKS * ORDERS);
@@ -68,4 +70,11 @@ describe("several fleets on one key behind nginx's limit_req, which sends no hin
       expect(front.refused() / (front.refused() + front.passed())).toBeLessThanOrEqual(0.2);
     }, 120_000);
   }
+
+  it("buys every order once behind HAProxy's sliding second, which counts what it refuses", async () => {
+    front = await startHaproxyFront(sandbox.current.url, { rate: 10 });
+    await fleetsThrough(front.url);
+    expect(sandbox.current.createdOrders).toHaveLength(STACKS * ORDERS);
+    expect(front.refused() / (front.refused() + front.passed())).toBeLessThanOrEqual(0.2);
+  }, 120_000);
 });
