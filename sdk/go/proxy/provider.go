@@ -40,7 +40,7 @@ type providerArgs struct {
 	ApiKey *string `pulumi:"apiKey"`
 	// Base URL of the Proxy Provisioning API, without `/v1` (https, or http on a loopback host such as the local sandbox). Falls back to `PROXY_API_BASE_URL`.
 	BaseUrl *string `pulumi:"baseUrl"`
-	// The most of the API key's rate limit this provider uses, as a whole percent from 1 to 100 (default 100): leave room for other users of the key, such as an application. It acts on each quota the API's rate-limit hints report, from the first answer that carries them; where hints come only with `429`s, or never, it acts from the first `429` on (on the rate its hints imply, or without hints on the most the key took from this provider), and until then the provider's slow start is not capped by it. Falls back to `PROXY_API_MAX_RATE_SHARE`.
+	// The most of the API key's rate limit this provider uses, as a whole percent from 1 to 100 (default 100): leave room for other users of the key, such as an application. It acts on each quota the API's rate-limit hints report, from the first answer that carries them; where hints come only with refusals, or never, it acts from the first refusal on (a `429`, or a `503` while the API answers the key's other requests: on the rate its hints imply, or without hints on the most the key took from this provider), and until then the provider's slow start is not capped by it. Falls back to `PROXY_API_MAX_RATE_SHARE`.
 	MaxRateShare *int `pulumi:"maxRateShare"`
 }
 
@@ -50,7 +50,7 @@ type ProviderArgs struct {
 	ApiKey pulumi.StringPtrInput
 	// Base URL of the Proxy Provisioning API, without `/v1` (https, or http on a loopback host such as the local sandbox). Falls back to `PROXY_API_BASE_URL`.
 	BaseUrl pulumi.StringPtrInput
-	// The most of the API key's rate limit this provider uses, as a whole percent from 1 to 100 (default 100): leave room for other users of the key, such as an application. It acts on each quota the API's rate-limit hints report, from the first answer that carries them; where hints come only with `429`s, or never, it acts from the first `429` on (on the rate its hints imply, or without hints on the most the key took from this provider), and until then the provider's slow start is not capped by it. Falls back to `PROXY_API_MAX_RATE_SHARE`.
+	// The most of the API key's rate limit this provider uses, as a whole percent from 1 to 100 (default 100): leave room for other users of the key, such as an application. It acts on each quota the API's rate-limit hints report, from the first answer that carries them; where hints come only with refusals, or never, it acts from the first refusal on (a `429`, or a `503` while the API answers the key's other requests: on the rate its hints imply, or without hints on the most the key took from this provider), and until then the provider's slow start is not capped by it. Falls back to `PROXY_API_MAX_RATE_SHARE`.
 	MaxRateShare pulumi.IntPtrInput
 }
 

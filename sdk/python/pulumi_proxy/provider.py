@@ -27,7 +27,7 @@ class ProviderArgs:
         The set of arguments for constructing a Provider resource.
         :param pulumi.Input[builtins.str] api_key: API key of the account. Falls back to `PROXY_API_KEY`.
         :param pulumi.Input[builtins.str] base_url: Base URL of the Proxy Provisioning API, without `/v1` (https, or http on a loopback host such as the local sandbox). Falls back to `PROXY_API_BASE_URL`.
-        :param pulumi.Input[builtins.int] max_rate_share: The most of the API key's rate limit this provider uses, as a whole percent from 1 to 100 (default 100): leave room for other users of the key, such as an application. It acts on each quota the API's rate-limit hints report, from the first answer that carries them; where hints come only with `429`s, or never, it acts from the first `429` on (on the rate its hints imply, or without hints on the most the key took from this provider), and until then the provider's slow start is not capped by it. Falls back to `PROXY_API_MAX_RATE_SHARE`.
+        :param pulumi.Input[builtins.int] max_rate_share: The most of the API key's rate limit this provider uses, as a whole percent from 1 to 100 (default 100): leave room for other users of the key, such as an application. It acts on each quota the API's rate-limit hints report, from the first answer that carries them; where hints come only with refusals, or never, it acts from the first refusal on (a `429`, or a `503` while the API answers the key's other requests: on the rate its hints imply, or without hints on the most the key took from this provider), and until then the provider's slow start is not capped by it. Falls back to `PROXY_API_MAX_RATE_SHARE`.
         """
         if api_key is not None:
             pulumi.set(__self__, "api_key", api_key)
@@ -64,7 +64,7 @@ class ProviderArgs:
     @pulumi.getter(name="maxRateShare")
     def max_rate_share(self) -> Optional[pulumi.Input[builtins.int]]:
         """
-        The most of the API key's rate limit this provider uses, as a whole percent from 1 to 100 (default 100): leave room for other users of the key, such as an application. It acts on each quota the API's rate-limit hints report, from the first answer that carries them; where hints come only with `429`s, or never, it acts from the first `429` on (on the rate its hints imply, or without hints on the most the key took from this provider), and until then the provider's slow start is not capped by it. Falls back to `PROXY_API_MAX_RATE_SHARE`.
+        The most of the API key's rate limit this provider uses, as a whole percent from 1 to 100 (default 100): leave room for other users of the key, such as an application. It acts on each quota the API's rate-limit hints report, from the first answer that carries them; where hints come only with refusals, or never, it acts from the first refusal on (a `429`, or a `503` while the API answers the key's other requests: on the rate its hints imply, or without hints on the most the key took from this provider), and until then the provider's slow start is not capped by it. Falls back to `PROXY_API_MAX_RATE_SHARE`.
         """
         return pulumi.get(self, "max_rate_share")
 
@@ -90,7 +90,7 @@ class Provider(pulumi.ProviderResource):
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[builtins.str] api_key: API key of the account. Falls back to `PROXY_API_KEY`.
         :param pulumi.Input[builtins.str] base_url: Base URL of the Proxy Provisioning API, without `/v1` (https, or http on a loopback host such as the local sandbox). Falls back to `PROXY_API_BASE_URL`.
-        :param pulumi.Input[builtins.int] max_rate_share: The most of the API key's rate limit this provider uses, as a whole percent from 1 to 100 (default 100): leave room for other users of the key, such as an application. It acts on each quota the API's rate-limit hints report, from the first answer that carries them; where hints come only with `429`s, or never, it acts from the first `429` on (on the rate its hints imply, or without hints on the most the key took from this provider), and until then the provider's slow start is not capped by it. Falls back to `PROXY_API_MAX_RATE_SHARE`.
+        :param pulumi.Input[builtins.int] max_rate_share: The most of the API key's rate limit this provider uses, as a whole percent from 1 to 100 (default 100): leave room for other users of the key, such as an application. It acts on each quota the API's rate-limit hints report, from the first answer that carries them; where hints come only with refusals, or never, it acts from the first refusal on (a `429`, or a `503` while the API answers the key's other requests: on the rate its hints imply, or without hints on the most the key took from this provider), and until then the provider's slow start is not capped by it. Falls back to `PROXY_API_MAX_RATE_SHARE`.
         """
         ...
     @overload
