@@ -126,7 +126,8 @@ function haproxySliding(r, now) {
       current += 1;
       const rate = current + previous * (1 - (now() - currentStart) / periodMs);
       const allowed = rate <= r;
-      return { allowed, quota: { limit: r, remaining: Math.max(0, Math.floor(r - rate)), resetAt: currentStart + periodMs, windowSeconds: 1 }, retryAfterSeconds: 1 };
+      // No Retry-After, as HAProxy's deny sends none.
+      return { allowed, quota: { limit: r, remaining: Math.max(0, Math.floor(r - rate)), resetAt: currentStart + periodMs, windowSeconds: 1 }, retryAfterSeconds: undefined };
     },
   };
 }
@@ -172,7 +173,7 @@ export async function simulateStacks({ k, n, r, t, hints = "always", form = "con
       const headers = withHints ? rateLimitHeaders(form, { ...decision.quota, resetAt: decision.quota.resetAt + EPOCH_MS }, Date.now()) : {};
       if (decision.allowed) return permit.settle({ status: 200, headers });
       refusals.push({ stack, at: clock.now() });
-      permit.settle({ status: 429, headers, retryAfterMs: decision.retryAfterSeconds * 1000 });
+      permit.settle({ status: 429, headers, retryAfterMs: decision.retryAfterSeconds === undefined ? undefined : decision.retryAfterSeconds * 1000 });
     }
   };
 
