@@ -65,9 +65,7 @@ const MIN_WINDOW_PART = 0.05;
  * long (ms), not since the window's first: a stack that joins a window the others are spending measures the small part
  * it has while they spend, and measured from the start it kept that part when they stopped, leaving the rest of the
  * window unused. Not over less: a few answers with no other client's request between them are no proof that there is
- * none, and a short window is measured whole as before (8 stacks on the sandbox's token bucket, whose count under load
- * reads as a window's: over the last three answers alone, 2 to 12 of about 425 requests refused in four runs; measured
- * whole, 0 to 8 in six).
+ * none, so a window shorter than that is measured whole.
  */
 const PART_ANSWERS = 3;
 const PART_SPAN_MS = 2000;
