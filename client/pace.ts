@@ -17,9 +17,9 @@
  *    once less than half is left, its last request. A fixed window (express-rate-limit's count, most gateways') is read
  *    as one: its count only falls and its reset stays put, stated in whole seconds, so the reset is the latest moment
  *    the window's answers allow (not one more second at every answer), and this process takes its part of what is
- *    left (one over the whole number of its shares in what the count fell by over its last answers), spent within 3 s
- *    and before the reset; alone, to the last request. A reset stated as a Unix time names the same second at every
- *    answer of a window: there, the window's length, learned where the count turned over, bounds its end.
+ *    left (one over the whole number of its shares in what the count fell by over its last answers), spent before the
+ *    reset; alone, to the last request. A reset stated as a Unix time names the same second at every answer of a
+ *    window: there, the window's length, learned where the count turned over, bounds its end.
  * 4. **The last answer had none**: requests go at once, at most `window` in flight (1, one more per success up to 2,
  *    then one more per two windows' worth: TCP's slow start) until the first refusal. From then on, a rate: `0.7 W`, where W
  *    is what the API accepted over the last 3 s, growing back on a cubic curve as TCP CUBIC and the AWS SDKs' adaptive
@@ -69,11 +69,6 @@ const MIN_WINDOW_PART = 0.05;
  */
 const PART_ANSWERS = 3;
 const PART_SPAN_MS = 2000;
-/**
- * A fixed window's part is spent within at most this long (ms): the window takes as many requests early as late, and a
- * purchase held to the end of a long window is an order ready that much later.
- */
-const WINDOW_SPEND_MS = 3000;
 
 /** Whether an answer with `status` is a refusal: a `429`, or a `503` (see the module's comment). */
 export function isRefusal(status: number): boolean {
@@ -298,8 +293,7 @@ export class Pace {
     if (left < 1) return Math.max(at, quota.resetAt);
     if (waiting <= left / 4) return Math.max(at, spaced);
     const from = Math.min(at, Math.max(this.lastSentAt, at - this.longestResetMs));
-    const until = fixed ? Math.min(quota.resetAt, from + WINDOW_SPEND_MS) : quota.resetAt;
-    return Math.max(at, spaced, from + (until - from) / (fixed ? left + 1 : left));
+    return Math.max(at, spaced, from + (quota.resetAt - from) / (fixed ? left + 1 : left));
   }
 
   private learnedNextAt(at: number): number {
