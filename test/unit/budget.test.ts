@@ -237,6 +237,14 @@ describe("request budget: the pace with hints", () => {
       // None took the key for itself (alone, a stack's 100 go in about 10 s): each had its part nearly to the end.
       expect(Math.min(...run.ends)).toBeGreaterThanOrEqual(40_000 * 0.6);
     });
+
+    it("keeps back the last two of a token bucket's count from eight stacks, one of them late: hardly a 429", async () => {
+      // With one kept back, 5 of 205 were refused here (2.4%), and 0% to 2.8% in the real bench's runs.
+      const run = await stacksOnOneKey(tokenBucket(10, form), Array(8).fill(25), { starts: [0, 100, 200, 300, 400, 500, 600, 10_000] });
+      expect(run.done).toBe(true);
+      expect(run.refused / run.sent).toBeLessThanOrEqual(0.01);
+      expect(Math.max(...run.ends)).toBeLessThanOrEqual(20_000 * 1.1);
+    });
   });
 
   describe("behind fixed windows (express-rate-limit's count), whose reset is stated in whole seconds", () => {
