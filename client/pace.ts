@@ -14,12 +14,13 @@
  *    requests in flight and less what is kept back for the others, is spent evenly until its reset; what a quarter of
  *    it holds goes at once, since no limit is near. Kept back: with a share, the others' part of the quota (`1 − share`
  *    of its limit), and the requests are spaced so that no more than `share` of it goes in one of its periods; without,
- *    once less than half is left, its last two requests (one in a fixed window, whose part is measured). A fixed window (express-rate-limit's count, most gateways') is read
- *    as one: its count only falls and its reset stays put, stated in whole seconds, so the reset is the latest moment
- *    the window's answers allow (not one more second at every answer), and this process takes its part of what is
- *    left (one over the whole number of its shares in what the count fell by over its last answers), spent before the
- *    reset; alone, to the last request. A reset stated as a Unix time names the same second at every answer of a
- *    window: there, the window's length, learned where the count turned over, bounds its end.
+ *    once less than half is left, its last two requests (one in a fixed window, whose part is measured). A fixed window
+ *    (express-rate-limit's count, most gateways') is read as one: its count only falls and its reset stays put, stated
+ *    in whole seconds, so the reset is the latest moment the window's answers allow (not one more second at every
+ *    answer), and this process takes its part of what is left (one over the whole number of its shares in what the
+ *    count fell by over its last answers), spent before the reset; alone, to the last request. A reset stated as a Unix
+ *    time names the same second at every answer of a window: there, the window's length, learned where the count turned
+ *    over, bounds its end.
  * 4. **The last answer had none**: requests go at once, at most `window` in flight (1, one more per success up to 2,
  *    then one more per two windows' worth: TCP's slow start) until the first refusal. From then on, a rate: `0.7 W`, where W
  *    is what the API accepted over the last 3 s, growing back on a cubic curve as TCP CUBIC and the AWS SDKs' adaptive
@@ -287,13 +288,13 @@ export class Pace {
   /** Spends what the quota has left (above the others' part of it) evenly until its reset. */
   private quotaNextAt(at: number, quota: { limit: number; remaining: number; resetAt: number }, waiting: number): number {
     // What is kept back for the others: with a share, their part of the quota; without, once less than half is left,
-    // its last requests: when several clients read the same count, each spending the last ones is how a 429 comes.
-    // In a fixed window seen twice, this process takes its part of what is left, and spends it before the reset
-    // (alone, to the last request): its last request is kept back; a count not read as one (a token bucket's) keeps
-    // back its last two, which come back with its refill.
+    // its last requests, since clients that read the same count would each spend them. In a fixed window seen twice,
+    // where this process takes its part of what is left and spends it before the reset, the last one (alone, none);
+    // of a count that refills (a token bucket's), the last two, which come back with its refill.
     const fixed = (this.fixedWindow?.own ?? 0) > 0;
     const alone = fixed && this.windowPart >= 1;
-    const kept = this.share < 1 ? (1 - this.share) * quota.limit : !alone && quota.remaining < quota.limit / 2 ? (fixed ? 1 : KEPT_OF_REFILLING_COUNT) : 0;
+    const lastOnes = fixed ? 1 : KEPT_OF_REFILLING_COUNT;
+    const kept = this.share < 1 ? (1 - this.share) * quota.limit : !alone && quota.remaining < quota.limit / 2 ? lastOnes : 0;
     const left = (quota.remaining - kept) * (fixed && this.share >= 1 ? this.windowPart : 1);
     const spaced = this.share < 1 ? this.lastSentAt + this.longestResetMs / (this.share * quota.limit) : at;
     if (left < 1) return Math.max(at, quota.resetAt);
