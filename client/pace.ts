@@ -14,13 +14,15 @@
  *    requests in flight and less what is kept back for the others, is spent evenly until its reset; what a quarter of
  *    it holds goes at once, since no limit is near. Kept back: with a share, the others' part of the quota (`1 − share`
  *    of its limit), and the requests are spaced so that no more than `share` of it goes in one of its periods; without,
- *    once less than half is left, its last two requests (one in a fixed window, whose part is measured). A fixed window
- *    (express-rate-limit's count, most gateways') is read as one: its count only falls and its reset stays put, stated
- *    in whole seconds, so the reset is the latest moment the window's answers allow (not one more second at every
- *    answer), and this process takes its part of what is left (one over the whole number of its shares in what the
- *    count fell by over its last answers), spent before the reset; alone, to the last request. A reset stated as a Unix
- *    time names the same second at every answer of a window: there, the window's length, learned where the count turned
- *    over, bounds its end.
+ *    once less than half is left, its last two requests (one in a fixed window, whose part is measured). A count that
+ *    refills faster than it is spent (it stands above what this process's requests left, half of it or more) goes
+ *    faster, 1.5 times at each such answer up to 4: a token bucket's reset, the time until it is full, is stated
+ *    rounded up to a second, and spread over that second a bucket is never spent. A fixed window (express-rate-limit's
+ *    count, most gateways') is read as one: its count only falls and its reset stays put, stated in whole seconds, so
+ *    the reset is the latest moment the window's answers allow (not one more second at every answer), and this process
+ *    takes its part of what is left (one over the whole number of its shares in what the count fell by over its last
+ *    answers), spent before the reset; alone, to the last request. A reset stated as a Unix time names the same second
+ *    at every answer of a window: there, the window's length, learned where the count turned over, bounds its end.
  * 4. **The last answer had none**: requests go at once, at most `window` in flight (1, one more per success up to 2,
  *    then one more per two windows' worth: TCP's slow start) until the first refusal. From then on, a rate: `0.7 W`, where W
  *    is what the API accepted over the last 3 s, growing back on a cubic curve as TCP CUBIC and the AWS SDKs' adaptive
@@ -63,6 +65,14 @@ const RESET_RESOLUTION_MS = 1000;
  * 2.8% with one (fourteen real runs), 0.2% to 1.2% with two (four real runs, in three forms), and ended as early.
  */
 const KEPT_OF_REFILLING_COUNT = 2;
+/**
+ * How much faster than evenly until its reset a count that refills is spent, while it refills faster than it is spent:
+ * times this at each answer whose count is above what this process's own requests left it, at least half of it left,
+ * up to the most. A token bucket's reset is the time until it is full, stated rounded up to a second: spread over
+ * that second, what is left of a bucket of 5 a second went at 4 a second, the bucket never below 4.
+ */
+const REFILL_SPEEDUP_STEP = 1.5;
+const REFILL_SPEEDUP_MOST = 4;
 /** A fixed window's count must have fallen by this much before this process's part of it is measured. */
 const WINDOW_EVIDENCE = 3;
 /** The least part of a fixed window this process takes, however many others it sees. */
@@ -120,6 +130,8 @@ export class Pace {
     | undefined;
   /** This process's part of what fixed windows' counts fell by, as last measured: 1 while no other client was seen. */
   private windowPart = 1;
+  /** How much faster than evenly until its reset a count that refills is spent now ({@link REFILL_SPEEDUP_STEP}). */
+  private refillSpeedup = 1;
   /**
    * The most a fixed window can last (ms), learned where the count turned over: a window began after this process's
    * last request of the one before arrived (or with its own request, when that one was counted first), and ends at the
@@ -190,6 +202,7 @@ export class Pace {
     const q = answer.quota;
     // Requests in flight may have been counted after this answer's: they are taken as spent.
     if (q) this.longestResetMs = Math.max(this.longestResetMs, q.resetMs);
+    this.refillSpeedup = this.refillSpeedupAfter(q, refused ? undefined : this.quota, inFlight);
     this.quota = q && { limit: q.limit, remaining: q.remaining - inFlight, resetAt: this.resetAtOf(now, q, answer.sentAt) };
     if (q && refused) this.hintedRate = q.limit / Math.max(1, q.resetMs / 1000);
     while (this.accepted.length > 0 && this.accepted[0]! < now - ACCEPTED_WINDOW_MS) this.accepted.shift();
@@ -257,6 +270,16 @@ export class Pace {
   }
 
   /**
+   * The speedup after an answer stating `q`: up a step where the count is above what this process's view of it (`view`,
+   * the last answer's count less what was sent since) left, at least half left; back to none below half, at a refusal
+   * (no view) or without hints.
+   */
+  private refillSpeedupAfter(q: Quota | undefined, view: { limit: number; remaining: number } | undefined, inFlight: number): number {
+    if (!q || !view || q.remaining < q.limit / 2) return 1;
+    return q.remaining - inFlight > view.remaining ? Math.min(REFILL_SPEEDUP_MOST, this.refillSpeedup * REFILL_SPEEDUP_STEP) : this.refillSpeedup;
+  }
+
+  /**
    * The most a window lasts, or Infinity while unknown. Held only while no reset stated more than a resolution beyond
    * it: a fixed window never does, and a token bucket's count, full at the request that taught it, soon does (its reset
    * is the time until it is full again, short only while it is nearly full).
@@ -300,7 +323,7 @@ export class Pace {
     if (left < 1) return Math.max(at, quota.resetAt);
     if (waiting <= left / 4) return Math.max(at, spaced);
     const from = Math.min(at, Math.max(this.lastSentAt, at - this.longestResetMs));
-    return Math.max(at, spaced, from + (quota.resetAt - from) / (fixed ? left + 1 : left));
+    return Math.max(at, spaced, from + (quota.resetAt - from) / (fixed ? left + 1 : left * this.refillSpeedup));
   }
 
   private learnedNextAt(at: number): number {

@@ -228,6 +228,15 @@ describe("request budget: the pace with hints", () => {
       expect(Math.max(...api.counted.values())).toBeLessThanOrEqual(5);
     });
 
+    it("spends a token bucket alone at its rate, not what is left of it over its reset rounded up to a second", async () => {
+      // 5 a second, 5 at once: 100 requests take 19 s at its rate. Spread evenly over the reset stated, the bucket never
+      // fell below 4 and took 4 a second: 25.5 s here.
+      const run = await stacksOnOneKey(tokenBucket(5, form), [100]);
+      expect(run.done).toBe(true);
+      expect(run.refused).toBe(0);
+      expect(run.ends[0]).toBeLessThanOrEqual(19_000 * 1.1);
+    });
+
     it("shares a token bucket between stacks that know nothing of each other, each at its part, hardly a 429", async () => {
       const run = await stacksOnOneKey(tokenBucket(10, form), [100, 100, 100, 100], { starts: [0, 0, 0, 2000] });
       expect(run.done).toBe(true);
