@@ -19,6 +19,9 @@ export async function startHaproxyFront(upstream, { rate, status = 429, haproxy 
   const dir = mkdtempSync(join(tmpdir(), "haproxy-front-"));
   const port = await freePort();
   const target = new URL(upstream);
+  // The backend speaks plain HTTP: an upstream without a port is on HTTP's.
+  if (target.protocol !== "http:") throw new Error(`haproxy-front: the upstream must be an http:// URL, not ${upstream}`);
+  const upstreamPort = target.port || "80";
   writeFileSync(
     join(dir, "haproxy.cfg"),
     `global
@@ -37,7 +40,7 @@ frontend api
     http-request deny deny_status ${status} if { sc_http_req_rate(0) gt ${rate} }
     default_backend upstream
 backend upstream
-    server upstream ${target.hostname}:${target.port}
+    server upstream ${target.hostname}:${upstreamPort}
 `,
   );
   const child = spawn(haproxy, ["-db", "-f", join(dir, "haproxy.cfg")], { stdio: ["ignore", "pipe", "ignore"] });
