@@ -274,7 +274,7 @@ export class Pace {
    * the last answer's count less what was sent since) left, at least half left; back to none below half, at a refusal
    * (no view) or without hints.
    */
-  private refillSpeedupAfter(q: Quota | undefined, view: { limit: number; remaining: number } | undefined, inFlight: number): number {
+  private refillSpeedupAfter(q: Quota | undefined, view: { remaining: number } | undefined, inFlight: number): number {
     if (!q || !view || q.remaining < q.limit / 2) return 1;
     return q.remaining - inFlight > view.remaining ? Math.min(REFILL_SPEEDUP_MOST, this.refillSpeedup * REFILL_SPEEDUP_STEP) : this.refillSpeedup;
   }
