@@ -9,7 +9,9 @@
  *    reset passed): its answer tells the truth, where a burst on trust would be refused.
  * 2. **A `429` or a `503` pauses every request** until its `Retry-After` (without one, for a second): a `503` is how
  *    a limiter sheds load as often as a `429` (nginx's `limit_req` by default, with neither hints nor `Retry-After`),
- *    and where it means the API is down, slowing down costs nothing.
+ *    and where it means the API is down, slowing down costs nothing. A `Retry-After` that names no more than the
+ *    quota's own reset ends, in a fixed window, at the reset the window's answers prove, where that is sooner: both are
+ *    stated in whole seconds.
  * 3. **Hints came with the last answer** (in any form, contract/rate-limit.ts): what the quota has left, less the
  *    requests in flight and less what is kept back for the others, is spent evenly until its reset; what a quarter of
  *    it holds goes at once, since no limit is near. Kept back: with a share, the others' part of the quota (`1 − share`
@@ -124,6 +126,8 @@ export class Pace {
         latest: number;
         own: number;
         lastSentAt: number;
+        /** The earliest reset its answers state (for a Unix-time reset, not bounded by the window's length). */
+        provenReset: number;
         /** The count and this process's requests counted, at the window's last answers: its part is measured over them. */
         recent: { remaining: number; own: number; at: number }[];
       }
@@ -196,14 +200,12 @@ export class Pace {
   answered(now: number, answer: PaceAnswer, inFlight: number): void {
     this.heard = true;
     const refused = isRefusal(answer.status);
-    if (refused) {
-      this.pausedUntil = Math.max(this.pausedUntil, now + (answer.retryAfterMs ?? this.pauseWithoutRetryAfterMs));
-    }
     const q = answer.quota;
     // Requests in flight may have been counted after this answer's: they are taken as spent.
     if (q) this.longestResetMs = Math.max(this.longestResetMs, q.resetMs);
     this.refillSpeedup = this.refillSpeedupAfter(q, refused ? undefined : this.quota, inFlight);
     this.quota = q && { limit: q.limit, remaining: q.remaining - inFlight, resetAt: this.resetAtOf(now, q, answer.sentAt) };
+    if (refused) this.pausedUntil = Math.max(this.pausedUntil, this.pauseEnd(now, answer));
     if (q && refused) this.hintedRate = q.limit / Math.max(1, q.resetMs / 1000);
     while (this.accepted.length > 0 && this.accepted[0]! < now - ACCEPTED_WINDOW_MS) this.accepted.shift();
     if (!refused) {
@@ -222,6 +224,20 @@ export class Pace {
     // Refused requests leave no debt: the rate starts again from the cut, with at most one request in hand.
     this.tokens = Math.max(0, Math.min(this.tokens, 1));
     this.tokensAt = this.cut.at;
+  }
+
+  /**
+   * When a refusal's pause ends: after its `Retry-After` (or a second), or, where that names no more than the quota's
+   * own reset, at the reset its fixed window's answers prove, if that is sooner. Both are stated in whole seconds, and
+   * express-rate-limit's `Retry-After: 1` sent a stack that was refused near a 1 s window's start to the next window's
+   * end: there it took the last request of each window for as long as the others spent theirs first.
+   */
+  private pauseEnd(now: number, answer: PaceAnswer): number {
+    const after = now + (answer.retryAfterMs ?? this.pauseWithoutRetryAfterMs);
+    const q = answer.quota;
+    const w = this.fixedWindow;
+    if (!q || !w || answer.retryAfterMs === undefined || answer.retryAfterMs > q.resetMs) return after;
+    return Math.min(after, w.provenReset);
   }
 
   /**
@@ -247,7 +263,7 @@ export class Pace {
       this.windowLength.provenMs = Math.min(this.windowLength.provenMs, stated - Math.max(first, after));
       const latest = q.resetIsMoment ? Math.min(stated, now + this.windowLengthMs()) : stated;
       const recent = [{ remaining: q.remaining, own: 0, at: now }];
-      this.fixedWindow = { limit: q.limit, first: q.remaining, remaining: q.remaining, earliest, latest, own: 0, lastSentAt: sentAt, recent };
+      this.fixedWindow = { limit: q.limit, first: q.remaining, remaining: q.remaining, earliest, latest, own: 0, lastSentAt: sentAt, provenReset: stated, recent };
       return latest;
     }
     // A request that left after the window's latest moment was counted in it: the window is not whole seconds long.
@@ -256,6 +272,7 @@ export class Pace {
     w.remaining = q.remaining;
     w.earliest = Math.max(w.earliest, earliest);
     w.latest = Math.min(w.latest, stated);
+    w.provenReset = Math.min(w.provenReset, stated);
     w.own += 1;
     w.recent.push({ remaining: w.remaining, own: w.own, at: now });
     // Measured from the newest answer at least PART_ANSWERS answers and PART_SPAN_MS back (or the window's first).

@@ -364,6 +364,28 @@ describe("request budget: the pace with hints", () => {
     expect(h.granted.slice(1).every((g) => g.at >= 1600)).toBe(true);
   });
 
+  it("after a 429 in a fixed window, goes again at the reset its answers prove, not a whole second later", async () => {
+    const h = harness();
+    const quota = (remaining: number) => ({ "ratelimit-limit": "10", "ratelimit-remaining": String(remaining), "ratelimit-reset": "1" });
+    // A window's first answer, at 0 on the test's clock: the window ends within a second of it.
+    h.answer(await h.ask("first"), 200, quota(9));
+    await h.clock.advance(600);
+    // Refused 600 ms into it with express-rate-limit's `Retry-After: 1`: a second from the refusal is 1.6 s.
+    h.answer(await h.ask("refused"), 429, quota(0), 1000);
+    const next = h.ask("next");
+    await h.clock.advance(450);
+    expect(h.names()).toContain("next");
+    await next;
+    expect(h.granted.at(-1)!.at).toBeLessThanOrEqual(1010);
+    // A Retry-After longer than the quota's reset is the API's own pause, kept whole.
+    h.answer(h.granted.at(-1)!.permit, 429, quota(0), 5000);
+    const later = h.ask("later");
+    await h.clock.advance(4900);
+    expect(h.names()).not.toContain("later");
+    await h.clock.advance(200);
+    await later;
+  });
+
   it("paces by the learned rate once a 429 came, where the hints say more than the key takes", async () => {
     // The hints always say 100 of 100 are left, but the key takes 5 a second.
     const api = tokenBucket(5);
