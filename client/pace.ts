@@ -228,9 +228,9 @@ export class Pace {
 
   /**
    * When a refusal's pause ends: after its `Retry-After` (or a second), or, where that names no more than the quota's
-   * own reset, at the reset its fixed window's answers prove, if that is sooner. Both are stated in whole seconds, and
-   * express-rate-limit's `Retry-After: 1` sent a stack that was refused near a 1 s window's start to the next window's
-   * end: there it took the last request of each window for as long as the others spent theirs first.
+   * own reset, at the reset its fixed window's answers prove, if that is sooner. Both are stated in whole seconds:
+   * express-rate-limit's `Retry-After: 1` sent a stack refused late in a 1 s window as late into the next one, where it
+   * took the last request of each window for as long as the others spent theirs first.
    */
   private pauseEnd(now: number, answer: PaceAnswer): number {
     const after = now + (answer.retryAfterMs ?? this.pauseWithoutRetryAfterMs);
