@@ -5,6 +5,7 @@
  */
 import { specialSecretSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
+import { engineValue } from "../provider/shared/pulumi-host";
 
 /** A property map: a Struct's contents. */
 export type PropertyMap = Record<string, unknown>;
@@ -43,18 +44,8 @@ export function secretKeys(struct: Struct | undefined): string[] {
     .map(([key]) => key);
 }
 
-/** A Struct of these properties. `undefined` is dropped (a Struct has no such value); `null` stays. */
+/** A Struct of these properties, as the engine carries them (`engineValue`: no `undefined`; `null` stays). */
 export function toStruct(properties: object, secretKeys: readonly string[] = []): Struct {
-  const entries = Object.entries(properties)
-    .filter(([, v]) => v !== undefined)
-    .map(([k, v]) => [k, secretKeys.includes(k) ? secret(dropUndefined(v)) : dropUndefined(v)]);
+  const entries = Object.entries(engineValue(properties)).map(([k, v]) => [k, secretKeys.includes(k) ? secret(v) : v]);
   return Struct.fromJavaScript(Object.fromEntries(entries) as Parameters<typeof Struct.fromJavaScript>[0]);
-}
-
-function dropUndefined(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(dropUndefined);
-  if (typeof value === "object" && value !== null) {
-    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined).map(([k, v]) => [k, dropUndefined(v)]));
-  }
-  return value;
 }

@@ -31,12 +31,12 @@ import {
 import { fleetId, purchaseKey, type ResourceIdentity } from "../state/idempotency";
 import { INPUT_DEFAULTS } from "../schema/inputs";
 import { listForOrders, unchangedInList } from "../api/listing";
-import { importNotFound, livesElsewhere, memberDropped, orderGone, untracked, untrackedButActive } from "../shared/messages";
+import { importNotFound, keptAfterFailure, livesElsewhere, memberDropped, orderGone, untracked, untrackedButActive } from "../shared/messages";
 import { foundAt, originOf, otherApi, witness, type ApiIdentity } from "../state/origin";
 import { ProviderCore, type ConfigureArgs, type OperationOptions, type ProviderOptions } from "../core/provider-core";
 import { checkResource, type CheckLimits } from "../core/health-check";
 import { ordersWithFailures } from "../schema/health-input";
-import { PartialOrderError, partialProperties, type WithProvider } from "../shared/pulumi-host";
+import { engineValue, PartialOrderError, partialProperties, type WithProvider } from "../shared/pulumi-host";
 import { partialFleet, settleFleet, type MemberResult } from "./settle";
 import type { WaitProgress } from "../api/wait";
 
@@ -50,6 +50,22 @@ type Read = (id: string, props?: FleetOutputs) => Promise<Omit<pulumi.dynamic.Re
 /** The order a stored member stands for, enough to wait for it. */
 function orderOf(member: FleetMember, planId: string): Order {
   return { id: member.orderId, planId, status: member.status, createdAt: member.createdAt ?? undefined };
+}
+
+/**
+ * What a partial result records of a fleet whose step failed once its orders existed, should its outputs fail to
+ * build: the stored members, each slot an action reached holding the order it came to, and no proxies (the next read
+ * lists them).
+ */
+function keptFleet(inputs: FleetInputs, olds: FleetOutputs | undefined, results: MemberResult[]): FleetOutputs {
+  const bySlot = new Map((olds?.members ?? []).map((m) => [m.slot, m]));
+  for (const { action, outcome } of results) {
+    const slot = action.kind === "buy" ? action.slot : action.member.slot;
+    const { order, purchaseKey } = outcome ?? {};
+    if (order) bySlot.set(slot, { slot, orderId: order.id, status: order.status, purchaseKey: purchaseKey ?? null, statusReason: null, createdAt: null, readyAt: null, expiresAt: null });
+  }
+  const members = [...bySlot.values()].sort((a, b) => a.slot - b.slot);
+  return { ...fleetInputsOf(inputs), members, retiring: olds?.retiring ?? [], proxies: [], credentials: [], expiresAt: null, health: null };
 }
 
 /** The provider object whose methods the stored ProxyFleet provider (and the plugin) call. */
@@ -107,7 +123,7 @@ export class FleetProvider implements Omit<Engine, "read"> {
       const read = { ...toFleetOutputs(props, members, retiring, seen.known), health: props.health ?? null };
       for (const line of planFleet(read.members, props, this.core.clock.now(), elsewhere).notices) this.core.log.warn(line);
       const { outs } = await this.withHealth(id, read, props);
-      return { id, props: outs, inputs: fleetInputsOf(props) };
+      return engineValue({ id, props: outs, inputs: fleetInputsOf(props) });
     });
   }
 
@@ -139,7 +155,7 @@ export class FleetProvider implements Omit<Engine, "read"> {
     const members = found.map((o, slot) => memberOf(slot, o, null, originOf(account.api)));
     const spent = members.filter((m) => isSpentState(m.status));
     if (spent.length > 0) this.core.log.warn(`proxy: imported order(s) ${spent.map((m) => m.orderId).join(", ")} ended; the next \`pulumi up\` replaces them`);
-    return { id, props: toFleetOutputs(inputs, members, [], new Map(found.map((o) => [o.id, proxiesOf(o)]))), inputs };
+    return engineValue({ id, props: toFleetOutputs(inputs, members, [], new Map(found.map((o) => [o.id, proxiesOf(o)]))), inputs });
   }
 
   /** The API cannot cancel orders: this only stops tracking them. */
@@ -162,14 +178,23 @@ export class FleetProvider implements Omit<Engine, "read"> {
     const purchases = describePurchases(plan, inputs.planId);
     if (purchases) log.info(purchases);
     const results = await this.runActions(plan.actions, inputs, operation);
-    const known = olds ? proxiesByOrder(olds) : new Map<string, OrderProxies>();
-    const settled = settleFleet((olds?.members ?? []).filter(inRange), (olds?.retiring ?? []).filter(inRange), results, known, originOf(api));
-    for (const line of settled.said) log.info(line);
-    const unchecked = toFleetOutputs(inputs, settled.members, settled.retiring, known);
-    if (settled.problems.length > 0) throw partialFleet(id, settled.problems, inputs.orders, unchecked, inputs);
-    const { outs, shortfall } = await this.withHealth(id, unchecked, inputs, limits);
-    if (shortfall) throw new PartialOrderError(shortfall, id, partialProperties(outs, inputs));
-    return outs;
+    // Orders were bought from here on: whatever fails now, the engine records the fleet with them (a partial result).
+    let unchecked: FleetOutputs | undefined;
+    try {
+      const known = olds ? proxiesByOrder(olds) : new Map<string, OrderProxies>();
+      const settled = settleFleet((olds?.members ?? []).filter(inRange), (olds?.retiring ?? []).filter(inRange), results, known, originOf(api));
+      for (const line of settled.said) log.info(line);
+      unchecked = toFleetOutputs(inputs, settled.members, settled.retiring, known);
+      if (settled.problems.length > 0) throw partialFleet(id, settled.problems, inputs.orders, unchecked, inputs);
+      const { outs, shortfall } = await this.withHealth(id, unchecked, inputs, limits);
+      if (shortfall) throw new PartialOrderError(shortfall, id, partialProperties(outs, inputs));
+      return engineValue(outs);
+    } catch (error) {
+      if (error instanceof PartialOrderError) throw error;
+      const reason = error instanceof Error ? error.message : String(error);
+      const held = unchecked ?? keptFleet(inputs, olds, results);
+      throw new PartialOrderError(keptAfterFailure(`Fleet ${id} (plan ${inputs.planId})`, reason), id, partialProperties(held, inputs));
+    }
   }
 
   /**

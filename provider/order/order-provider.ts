@@ -21,6 +21,7 @@ import {
   adoptionRefusal,
   goneWhileResuming,
   importNotFound,
+  keptAfterFailure,
   livesElsewhere,
   orderGone,
   originNotRecorded,
@@ -28,14 +29,16 @@ import {
   untracked,
   untrackedButActive,
 } from "../shared/messages";
-import { foundAt, originOf, otherApi, unrecorded, witness } from "../state/origin";
+import { foundAt, originOf, otherApi, unrecorded, witness, type OrderOrigin } from "../state/origin";
 import { planOrderChange } from "./order-plan";
 import { inputsOf, toOutputs, withInputs, type OrderInputs, type OrderOutputs } from "../state/order-state";
 import { ProviderCore, type ConfigureArgs, type OperationOptions, type ProviderOptions } from "../core/provider-core";
-import { PartialOrderError, partialProperties, UNKNOWN, type WithProvider } from "../shared/pulumi-host";
+import { engineValue, PartialOrderError, partialProperties, UNKNOWN, type WithProvider } from "../shared/pulumi-host";
 import { checkResource, type CheckLimits } from "../core/health-check";
 import { assessExpiry, expiryMessage } from "../state/renewal";
 import { settleOrder } from "./settle";
+import type { PurchaseOutcome } from "../api/purchase";
+import type { Order } from "../../contract/types";
 
 export type { ProviderLog } from "../api/rate-limit-report";
 export type { ConfigureArgs, OperationOptions } from "../core/provider-core";
@@ -96,8 +99,19 @@ export class OrderProvider implements Omit<Engine, "read"> {
   async create(inputs: WithProvider<OrderInputs>, operation: OperationOptions = {}) {
     const account = this.core.account();
     const limits = this.core.checkLimits(inputs, operation);
-    const created = inputs.adoptOrderId ? await this.adopt(account, inputs, inputs.adoptOrderId, operation) : await this.buy(account, inputs, operation);
-    return { id: created.id, outs: await this.withHealth(created.outs, inputs, true, limits) };
+    const { outcome, origin } = inputs.adoptOrderId
+      ? await this.adopt(account, inputs, inputs.adoptOrderId, operation)
+      : await this.buy(account, inputs, operation);
+    // The order exists from here on: whatever fails now, the engine records it (a partial create).
+    try {
+      const created = settleOrder(inputs, outcome, origin);
+      return engineValue({ id: created.id, outs: await this.withHealth(created.outs, inputs, true, limits) });
+    } catch (error) {
+      if (error instanceof PartialOrderError || outcome.kind === "failed") throw error;
+      const { order, purchaseKey: key } = outcome;
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new PartialOrderError(keptAfterFailure(`Order ${order.id} (plan ${inputs.planId})`, reason), order.id, partialProperties(keptOutputs(inputs, order, key, origin), inputs));
+    }
   }
 
   /**
@@ -114,7 +128,7 @@ export class OrderProvider implements Omit<Engine, "read"> {
       const elsewhere = otherApi(props, api);
       if (elsewhere) {
         log.warn(livesElsewhere(describeOrder(props), elsewhere, api.baseUrl, "refresh"));
-        return { id, props, inputs: inputsOf(props) };
+        return engineValue({ id, props, inputs: inputsOf(props) });
       }
       const listed = isTargetState(props.status) ? await account.refreshes.lookup(id) : undefined;
       const unchanged = unchangedInList(listed, props.proxies ?? [], props.credentials ?? [], clock.now());
@@ -133,7 +147,7 @@ export class OrderProvider implements Omit<Engine, "read"> {
       const said = expiry.kind === "unknown" ? undefined : expiryMessage(id, outs.planId, expiry, outs.renewBefore);
       if (said) log.warn(said);
       // `inputs` lets the engine diff against what the program declares, so a refresh leaves no phantom diff.
-      return { id, props: outs, inputs: inputsOf(props) };
+      return engineValue({ id, props: outs, inputs: inputsOf(props) });
     });
   }
 
@@ -152,13 +166,13 @@ export class OrderProvider implements Omit<Engine, "read"> {
       readyTimeout: INPUT_DEFAULTS.readyTimeout,
       idempotencyKey: purchaseKey({ ...resource, planId: order.planId }),
     };
-    return { id, props: toOutputs(inputs, order, null, originOf(account.api)), inputs };
+    return engineValue({ id, props: toOutputs(inputs, order, null, originOf(account.api)), inputs });
   }
 
   /** Changes no purchase: resumes waiting for an order recorded before it was ready, else records the new inputs. */
   async update(id: string, olds: OrderOutputs, news: WithProvider<OrderInputs>, operation: OperationOptions = {}): Promise<{ outs: OrderOutputs }> {
     const limits = this.core.checkLimits(news, operation);
-    return { outs: await this.withHealth(await this.updated(id, olds, news, operation), news, true, limits) };
+    return engineValue({ outs: await this.withHealth(await this.updated(id, olds, news, operation), news, true, limits) });
   }
 
   private async updated(id: string, olds: OrderOutputs, news: WithProvider<OrderInputs>, operation: OperationOptions): Promise<OrderOutputs> {
@@ -218,7 +232,7 @@ export class OrderProvider implements Omit<Engine, "read"> {
   }
 
   /** Buys the plan, or carries on with the order an earlier run bought with the same key. */
-  private async buy(account: Account, inputs: WithProvider<OrderInputs>, operation: OperationOptions) {
+  private async buy(account: Account, inputs: WithProvider<OrderInputs>, operation: OperationOptions): Promise<Settling> {
     // A renewal or a replacement of a spent order buys with the key diff derived from the order it follows.
     const key = account.takePlannedSuccessor(inputs.idempotencyKey) ?? inputs.idempotencyKey;
     const outcome = await this.core.flow.purchase(account, {
@@ -229,18 +243,36 @@ export class OrderProvider implements Omit<Engine, "read"> {
       deadline: this.core.deadlineOf(inputs, operation),
       signal: operation.signal,
     });
-    return settleOrder(inputs, outcome, originOf(account.api));
+    return { outcome, origin: originOf(account.api) };
   }
 
   /** Tracks an order that exists instead of buying one: the stand-in for `pulumi import`. */
-  private async adopt(account: Account, inputs: WithProvider<OrderInputs>, id: string, operation: OperationOptions) {
+  private async adopt(account: Account, inputs: WithProvider<OrderInputs>, id: string, operation: OperationOptions): Promise<Settling> {
     const order = await this.core.flow.readOrder(account, id);
     if (order === "gone") throw new ProxyError(adoptionGone(id), "adopt_not_found");
     const refusal = adoptionRefusal(id, order, inputs.planId);
     if (refusal) throw new ProxyError(refusal.message, refusal.code);
     this.core.log.info(`proxy: adopting order ${id} (${order.status}); nothing is bought`);
     const request = { waitForReady: inputs.waitForReady, deadline: this.core.deadlineOf(inputs, operation), signal: operation.signal };
-    return settleOrder(inputs, await this.core.flow.adopt(account, order, request), originOf(account.api));
+    return { outcome: await this.core.flow.adopt(account, order, request), origin: originOf(account.api) };
+  }
+}
+
+/** What a purchase or an adoption came to, and where its order lives: what create settles. */
+interface Settling {
+  outcome: PurchaseOutcome;
+  origin: OrderOrigin;
+}
+
+/**
+ * What a partial create records of an order whose create failed after it existed: its outputs, or, should even those
+ * fail to build, what the next `up` needs to carry on with it (its id, status and key, which update and refresh read).
+ */
+function keptOutputs(inputs: OrderInputs, order: Order, key: string | null, origin: OrderOrigin): Partial<OrderOutputs> {
+  try {
+    return toOutputs(inputs, order, key, origin);
+  } catch {
+    return { ...inputsOf(inputs), orderId: order.id, status: order.status, purchaseKey: key, ...origin };
   }
 }
 

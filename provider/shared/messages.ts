@@ -122,6 +122,14 @@ export function orderUnfinished(reason: string, orderId: string, status: string)
   );
 }
 
+/** Something failed once the order (or the fleet's orders) existed: what exists is recorded all the same. */
+export function keptAfterFailure(what: string, reason: string): string {
+  return (
+    `${what} exists, but finishing this step failed: ${reason.replace(/\.\s*$/, "")}. It is recorded in the state; ` +
+    "run `pulumi up` again to carry on with it (nothing is bought again), or `pulumi refresh` to see its state."
+  );
+}
+
 /** A ProxyOrder whose order failed: nothing is kept. */
 export function orderFailed(reason: string, adopted: boolean): string {
   return (
@@ -135,7 +143,7 @@ export function orderFailed(reason: string, adopted: boolean): string {
 
 /** A fleet with members that are not ready: recorded with what it holds. */
 export function fleetUnfinished(problems: string[], listed: number, orders: number, held: number, ready: number): string {
-  const shown = problems.slice(0, listed).join("; ");
+  const shown = problems.slice(0, listed).map((p) => p.replace(/\.+\s*$/, "")).join("; ");
   const more = problems.length > listed ? `; and ${problems.length - listed} more` : "";
   return (
     `${problems.length} of the fleet's ${orders} order(s) are not ready: ${shown}${more}. The fleet is recorded ` +

@@ -29,15 +29,46 @@ export type WithProvider<T> = T & { [PROVIDER_KEY]?: unknown };
  */
 export class PartialOrderError extends ProxyError {
   readonly reasons: string[];
+  /** The properties the engine records, as its Struct carries them ({@link engineValue}). */
+  readonly properties: Record<string, unknown>;
 
   constructor(
     message: string,
     readonly id: string,
-    readonly properties: Record<string, unknown>,
+    properties: Record<string, unknown>,
   ) {
     super(message, "partial_create");
     this.reasons = [message];
+    this.properties = engineValue(properties);
   }
+}
+
+/**
+ * A value as the engine's `google.protobuf.Struct` can carry it, by JSON's rules, the ones Pulumi's serialization of a
+ * program's values follows (`serializeProperty` in `runtime/rpc.js`): a key whose value is `undefined` is left out, an
+ * `undefined` item of a list becomes `null`. The dynamic provider host hands a method's result to
+ * `Struct.fromJavaScript` as it is (`cmd/dynamic-provider/index.js`), which throws "Unexpected struct type." at an
+ * `undefined` anywhere inside it, after the purchase, losing the order from the state: every result of a provider
+ * method, and every partial error's properties, goes through here. A value JSON cannot hold (a function, a symbol, a
+ * bigint) is a defect of this package, named by its path.
+ */
+export function engineValue<T>(value: T): T {
+  return carried(value, "") as T;
+}
+
+function carried(value: unknown, path: string): unknown {
+  if (Array.isArray(value)) return value.map((item, i) => (item === undefined ? null : carried(item, `${path}[${i}]`)));
+  if (value !== null && typeof value === "object") {
+    const kept: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      if (item !== undefined) kept[key] = carried(item, path ? `${path}.${key}` : key);
+    }
+    return kept;
+  }
+  if (typeof value === "function" || typeof value === "symbol" || typeof value === "bigint") {
+    throw new ProxyError(`Internal error: the output ${path || "(value)"} is a ${typeof value}, which Pulumi cannot store. Please report it.`, "internal");
+  }
+  return value;
 }
 
 /** The properties of a partial result: the outputs, with the serialized provider copied from the inputs. */

@@ -26,11 +26,20 @@ export type OrderFields = Complete<Shape<typeof ORDER_FIELDS>>;
 /** Property names of OrderOutputs that are outputs only (the resource class declares them). */
 export const OUTPUT_ONLY_PROPERTIES = Object.keys(PROXY_ORDER.outputs) as Array<keyof typeof PROXY_ORDER.outputs>;
 
-/** Splits the order's proxies into public records and credentials. */
+/**
+ * Splits the order's proxies into public records and credentials. A credential always has `ip` and `port`, and
+ * `username` and `password` only when the API sent them: a proxy that admits its clients by their IP (allow-listed)
+ * has neither, and its credential is `{ ip, port }`.
+ */
 export function splitCredentials(proxies: ProxyRecord[]): { proxies: ProxyInfo[]; credentials: ProxyCredential[] } {
   return {
     proxies: proxies.map(({ username: _u, password: _p, ...info }) => info),
-    credentials: proxies.map(({ ip, port, username, password }) => ({ ip, port, username, password })),
+    credentials: proxies.map(({ ip, port, username, password }) => ({
+      ip,
+      port,
+      ...(username === undefined ? {} : { username }),
+      ...(password === undefined ? {} : { password }),
+    })),
   };
 }
 

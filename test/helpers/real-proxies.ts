@@ -6,10 +6,9 @@
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "./ports";
+import { freePort, listening } from "./ports";
 import { REPO_ROOT } from "./pulumi";
 
 /** One running server, with the credentials it requires. */
@@ -32,23 +31,6 @@ const PASSWORD = "real-proxy-pass";
 /** The account and password scripts/ensure-proxies makes for Dante, which checks the system's accounts. */
 const DANTE_USER = "pulumi-proxy-check";
 const DANTE_PASSWORD = "dante-check-password";
-
-/** Resolves once something accepts connections on the port, or rejects after `ms`. */
-async function listening(port: number, name: string, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = createConnection({ host: "127.0.0.1", port }, () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once("error", () => resolve(false));
-    });
-    if (open) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`${name} did not listen on 127.0.0.1:${port} within ${ms} ms`);
-}
 
 interface Server {
   name: string;
