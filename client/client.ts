@@ -4,7 +4,7 @@
 import { createHmac } from "node:crypto";
 import type { Order, ProxyPage, ProxyRecord, Usage } from "../contract/types";
 import { orderWire, proxyPageWire, readWire, toOrder, toProxyPage, toUsage, usageWire } from "../contract/wire";
-import { UnexpectedResponseError } from "./errors";
+import { UnexpectedResponseError, UnreadableOrderError } from "./errors";
 import { parseRetryAfter } from "../contract/rate-limit";
 import type { RequestBudget } from "./budget";
 import type { Clock } from "./clock";
@@ -126,7 +126,9 @@ export class ProxyApiClient {
       idempotencyKey: args.idempotencyKey,
       ...options,
     });
-    const order = toOrder(parse(orderWire, res, "POST", "/v1/orders"));
+    const read = readWire(orderWire, res.body);
+    if (!read.ok) throw unreadableOrder(res, read.problem);
+    const order = toOrder(read.data);
     const replayed = res.headers["idempotent-replayed"] === "true";
     return { order, replayed, boughtBeforeThisCall: replayed && !res.afterUncertainAttempt };
   }
@@ -157,6 +159,19 @@ function parse<S extends Parameters<typeof readWire>[0]>(schema: S, res: ApiResp
     throw unexpected(res, method, path, result.problem);
   }
   return result.data;
+}
+
+/**
+ * A purchase's answer this provider cannot read: an {@link UnreadableOrderError} when it still names the order it made
+ * (a non-empty `id`), so the caller can record that order; else the plain error, since nothing says an order was made.
+ */
+function unreadableOrder(res: ApiResponse, problem: string): UnexpectedResponseError {
+  const plain = unexpected(res, "POST", "/v1/orders", problem);
+  const body = res.body !== null && typeof res.body === "object" ? (res.body as Record<string, unknown>) : {};
+  if (typeof body.id !== "string" || body.id === "") return plain;
+  const message = `${plain.message} Its answer names order ${body.id}: the order was made.`;
+  const details = { status: res.status, code: "unexpected_response", requestId: res.requestId, method: "POST", path: "/v1/orders" };
+  return new UnreadableOrderError(message, details, body.id);
 }
 
 function unexpected(res: ApiResponse, method: string, path: string, problem: string): UnexpectedResponseError {

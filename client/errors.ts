@@ -99,6 +99,20 @@ export class ServerError extends ProxyApiError {}
 export class ConnectionError extends ProxyApiError {}
 /** A 2xx response whose body does not match the contract. */
 export class UnexpectedResponseError extends ProxyApiError {}
+/**
+ * A purchase's answer (2xx) that does not match the contract but names its order: the order was made, and its id is
+ * what the provider records, so the purchase is never made again nor the order lost.
+ */
+export class UnreadableOrderError extends UnexpectedResponseError {
+  constructor(
+    message: string,
+    details: ApiErrorDetails,
+    /** The id the answer gave the order. */
+    readonly orderId: string,
+  ) {
+    super(message, details);
+  }
+}
 
 /** What the server said, reduced to what an error needs; every field is already redacted. */
 export interface ServerProblem {

@@ -38,6 +38,7 @@ export {
   ServerError,
   ConnectionError,
   UnexpectedResponseError,
+  UnreadableOrderError,
 } from "../client/errors";
 export type { ApiErrorDetails } from "../client/errors";
 export { ConfigurationError } from "../provider/core/config";

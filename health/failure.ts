@@ -20,6 +20,20 @@ export class ProbeFailure extends Error {
   }
 }
 
+/**
+ * The proxy speaks the other protocol than the check spoke (`protocol_error`): the record names the wrong one, or, in a
+ * record that names none (the seed's four fields), HTTP was tried first and the proxy is SOCKS5.
+ */
+export class OtherProtocol extends ProbeFailure {
+  constructor(
+    /** What the proxy speaks. */
+    readonly speaks: "http" | "socks5",
+    message: string,
+  ) {
+    super("protocol_error", message);
+  }
+}
+
 /** The failure of a socket error: refused, closed, or the network's own reason by its code. */
 export function socketFailure(error: unknown, during: string): ProbeFailure {
   if (error instanceof ProbeFailure) return error;

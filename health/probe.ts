@@ -6,7 +6,7 @@ import { isIP, type Socket } from "node:net";
 import { connect as connectTls } from "node:tls";
 import { CheckSockets, connectTo } from "./connection";
 import { exitOf, type Exit } from "./exit";
-import { ProbeFailure, socketFailure } from "./failure";
+import { OtherProtocol, ProbeFailure, socketFailure } from "./failure";
 import { SocketReader } from "./reader";
 import { openTunnelOrName } from "./sniff";
 import { SOCKS5_GREETING } from "./tunnel";
@@ -111,7 +111,21 @@ interface Answer {
   exit: Exit;
 }
 
+/**
+ * The exchange in the record's protocol. A record that names none (the seed's four fields) is tried in HTTP first, and
+ * a proxy that shows it speaks SOCKS5 is then checked in SOCKS5, on a new connection: not having a protocol is no fault.
+ */
 async function exchange(proxy: ProxyToCheck, target: ProbeTarget, sockets: CheckSockets, stage: Stage, started: number): Promise<Answer> {
+  try {
+    return await exchangeIn(proxy, target, sockets, stage, started);
+  } catch (error) {
+    if (proxy.protocol !== undefined || !(error instanceof OtherProtocol)) throw error;
+    stage.during = "connecting again";
+    return exchangeIn({ ...proxy, protocol: error.speaks }, target, sockets, stage, started);
+  }
+}
+
+async function exchangeIn(proxy: ProxyToCheck, target: ProbeTarget, sockets: CheckSockets, stage: Stage, started: number): Promise<Answer> {
   const socket = await connectTo(proxy, sockets);
   const tunnelReader = new SocketReader(socket, stage);
   await openTunnelOrName(proxy, target, tunnelReader, socket, sockets);

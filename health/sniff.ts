@@ -7,7 +7,7 @@
  */
 import type { Socket } from "node:net";
 import { connectTo, type CheckSockets } from "./connection";
-import { ProbeFailure } from "./failure";
+import { OtherProtocol, ProbeFailure } from "./failure";
 import { SocketReader } from "./reader";
 import { authorityOf, openTunnel, protocolOf, SOCKS5_GREETING, type ProxyProtocol, type TunnelTarget } from "./tunnel";
 import type { ProxyToCheck } from "./types";
@@ -29,7 +29,7 @@ export async function openTunnelOrName(proxy: ProxyToCheck, target: TunnelTarget
     const spoken = protocolOf(proxy) ?? "http";
     const other: ProxyProtocol = spoken === "http" ? "socks5" : "http";
     if (await answersIn(other, proxy, target, sockets)) {
-      throw new ProbeFailure("protocol_error", `the proxy closed the connection at its first request, and answers ${other}: the record's protocol is wrong, or the port is the proxy's ${other} port`);
+      throw new OtherProtocol(other, `the proxy closed the connection at its first request, and answers ${other}: the record's protocol is wrong, or the port is the proxy's ${other} port`);
     }
     if (spoken === "http" && (await answersIn("http", proxy, target, sockets))) {
       throw new ProbeFailure("target_unreachable", "the proxy closed the connection at CONNECT with its credentials, and answers CONNECT without them: it could not reach the target (some proxies close instead of answering 502)");
@@ -51,7 +51,7 @@ function httpBehindSilentGreeting(proxy: ProxyToCheck, target: TunnelTarget, rea
     timer = setTimeout(() => {
       if (reader.during !== SOCKS5_GREETING) return;
       void answersIn("http", proxy, target, sockets).then((http) => {
-        if (http) reject(new ProbeFailure("protocol_error", "the proxy left the SOCKS5 greeting unanswered, and answers HTTP: the record's protocol is wrong, or the port is the proxy's http port"));
+        if (http) reject(new OtherProtocol("http", "the proxy left the SOCKS5 greeting unanswered, and answers HTTP: the record's protocol is wrong, or the port is the proxy's http port"));
       });
     }, GREETING_GRACE_MS);
   });

@@ -4,7 +4,7 @@
  * the target's bytes.
  */
 import { isIP } from "node:net";
-import { ProbeFailure } from "./failure";
+import { OtherProtocol, ProbeFailure } from "./failure";
 import type { SocketReader } from "./reader";
 import type { ProxyToCheck } from "./types";
 
@@ -67,7 +67,7 @@ function connectRequest(authority: string, proxy: ProxyToCheck): string[] {
 }
 
 function notHttp(): ProbeFailure {
-  return new ProbeFailure("protocol_error", "the proxy answered CONNECT with bytes that are not HTTP: check the record's protocol (a SOCKS5 proxy answers so)");
+  return new OtherProtocol("socks5", "the proxy answered CONNECT with bytes that are not HTTP: check the record's protocol (a SOCKS5 proxy answers so)");
 }
 
 /** A CONNECT answer cut short: bytes of another protocol, an unfinished HTTP head, or nothing at all. */

@@ -84,9 +84,27 @@ export interface ProxyHealthQuery {
 export async function checkProxyHealth(api: ProxyApiClient, query: ProxyHealthQuery): Promise<HealthOutput> {
   const listed = await listProxies(api, query.filters, true);
   const wanted = query.orderIds && new Set(query.orderIds);
-  const keep = listed.proxies.map((p) => !wanted || (p.orderId !== undefined && wanted.has(p.orderId)));
+  if (!wanted) return checkHeld(listed, query.settings);
+  // A list without `order_id` (optional in the contract: the seed's four fields) cannot say whose a proxy is.
+  if (listed.proxies.some((p) => p.orderId === undefined)) return checkHeld(await proxiesOfOrders(api, [...wanted], query.filters), query.settings);
+  const keep = listed.proxies.map((p) => p.orderId !== undefined && wanted.has(p.orderId));
   const held = { proxies: listed.proxies.filter((_, i) => keep[i]), credentials: listed.credentials.filter((_, i) => keep[i]) };
   return checkHeld(held, query.settings);
+}
+
+/** The proxies of these orders, each read by id (those of an order that is not active are not in use), as filtered. */
+async function proxiesOfOrders(api: ProxyApiClient, ids: string[], filters: ProxyListFilters): Promise<ProxyList> {
+  const before = parseExpiresBefore(filters.expiresBefore);
+  const oneOf = (wanted: string | string[] | undefined, value: string) => {
+    const list = (Array.isArray(wanted) ? wanted : (wanted?.split(",") ?? [])).map((v) => v.trim().toLowerCase()).filter(Boolean);
+    return list.length === 0 || list.includes(value.toLowerCase());
+  };
+  const orders = await Promise.all(ids.map(async (id) => (await api.getOrder(id)).order));
+  const records = orders
+    .flatMap((order) => (order.status === "active" ? (order.proxies ?? []) : []))
+    .filter((p) => oneOf(filters.type, p.type) && oneOf(filters.country, p.country))
+    .filter((p) => before === undefined || (p.expiresAt !== undefined && Date.parse(p.expiresAt) < before));
+  return splitCredentials(records);
 }
 
 /** getProxyHealth's arguments as an invoke receives them: the query, or what is wrong with them. */

@@ -25,6 +25,8 @@ Options:
   --window <s>             count the rate in fixed windows of this many seconds instead of a token bucket
   --latency <ms>           milliseconds each request and answer spend on the way, half each (default 0)
   --no-estimates           leave out estimated_ready_at and the polling Retry-After of pending orders
+  --records <what>         full (every field of the contract) or minimal (proxies of the seed's four fields, without
+                           credentials: allow-listed by IP) (default full)
   --state-file <path>      keep orders in this JSON file across restarts (default: memory only)
   --enable-admin           serve /__sandbox/ routes for fault injection (default off)
   --serve-proxies          give every proxy a real listener on 127.0.0.1 and serve an echo target (default off)
@@ -51,6 +53,7 @@ const OPTIONS = {
   window: { type: "string" },
   latency: { type: "string", default: "0" },
   "no-estimates": { type: "boolean", default: false },
+  records: { type: "string", default: "full" },
   "state-file": { type: "string" },
   "enable-admin": { type: "boolean", default: false },
   "serve-proxies": { type: "boolean", default: false },
@@ -90,7 +93,10 @@ function optionsOf(values: Values): SandboxOptions {
   if (form === undefined) {
     throw new Error(`--hint-form must be one of ${HINT_FORMS.join(", ")} (got "${values["hint-form"]}")`);
   }
+  const records = values.records;
+  if (records !== "full" && records !== "minimal") throw new Error(`--records must be full or minimal (got "${records}")`);
   return {
+    records,
     port: number("port", values.port),
     host: values.host,
     apiKey: values["api-key"],

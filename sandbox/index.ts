@@ -11,5 +11,5 @@ export type { Plan } from "./catalogue";
 export type { RateLimitOptions } from "./rate-limit";
 export type { HintForm } from "../contract/rate-limit";
 export type { SandboxClock } from "./clock";
-export type { SandboxState, StoredOrder, StoredProxy } from "./state";
+export type { SandboxRecords, SandboxState, StoredOrder, StoredProxy } from "./state";
 export type { ProxyCondition, ProxyServing, ServeProxiesOptions } from "./proxy-serving";

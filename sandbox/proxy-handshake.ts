@@ -1,6 +1,7 @@
 /**
  * One connection to a served proxy (proxy-serving.ts): its handshake, HTTP `CONNECT` or SOCKS5 by the first byte, with
- * the proxy's own username and password required, then the bytes carried to the target, which must be on loopback.
+ * the proxy's own username and password required (none for a proxy without credentials, allow-listed by IP), then
+ * the bytes carried to the target, which must be on loopback.
  */
 import { connect, isIP, type Socket } from "node:net";
 import type { StoredProxy } from "./state";
@@ -22,7 +23,9 @@ export async function answerHandshake(socket: Socket, proxy: StoredProxy, behavi
     const first = await reader.peek();
     if (behaviour.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, behaviour.delayMs));
     const accepts = (user: string, pass: string) => !behaviour.refuseCredentials && user === proxy.username && pass === proxy.password;
-    const target = first === 5 ? await socks5(reader, socket, accepts) : await httpConnect(reader, socket, accepts);
+    // A proxy without credentials is allow-listed by IP: every client on loopback is admitted.
+    const open = proxy.username === undefined;
+    const target = first === 5 ? await socks5(reader, socket, accepts, open) : await httpConnect(reader, socket, accepts, open);
     if (!target) return void socket.end();
     await carry(socket, reader, target, first === 5, behaviour.onUpstream);
   } catch {
@@ -30,7 +33,7 @@ export async function answerHandshake(socket: Socket, proxy: StoredProxy, behavi
   }
 }
 
-async function httpConnect(reader: Reader, socket: Socket, accepts: (user: string, pass: string) => boolean): Promise<Target | undefined> {
+async function httpConnect(reader: Reader, socket: Socket, accepts: (user: string, pass: string) => boolean, open: boolean): Promise<Target | undefined> {
   const head = (await reader.through("\r\n\r\n")).toString("latin1");
   const [, authority = ""] = /^CONNECT (\S+) HTTP\/1\.[01]\r\n/.exec(head) ?? [];
   const credentials = /\r\nproxy-authorization:\s*basic\s+(\S+)/i.exec(head)?.[1];
@@ -39,7 +42,9 @@ async function httpConnect(reader: Reader, socket: Socket, accepts: (user: strin
     socket.write("HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
     return undefined;
   }
-  if (credentials === undefined || !accepts(user, pass.join(":"))) {
+  if (open) {
+    // Allow-listed by IP: no authentication asked for; credentials sent anyway are ignored, as such servers do.
+  } else if (credentials === undefined || !accepts(user, pass.join(":"))) {
     socket.write('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="sandbox"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
     return undefined;
   }
@@ -47,23 +52,17 @@ async function httpConnect(reader: Reader, socket: Socket, accepts: (user: strin
   return { host: authority.slice(0, at).replace(/^\[(.*)\]$/, "$1"), port: Number(authority.slice(at + 1)) };
 }
 
-async function socks5(reader: Reader, socket: Socket, accepts: (user: string, pass: string) => boolean): Promise<Target | undefined> {
+async function socks5(reader: Reader, socket: Socket, accepts: (user: string, pass: string) => boolean, open: boolean): Promise<Target | undefined> {
   const [, count = 0] = await reader.bytes(2);
   const methods = [...(await reader.bytes(count))];
-  if (!methods.includes(2)) {
+  // Allow-listed by IP: "no authentication" (0) only; otherwise username and password (2) only.
+  const method = open ? 0 : 2;
+  if (!methods.includes(method)) {
     socket.write(Buffer.from([5, 0xff]));
     return undefined;
   }
-  socket.write(Buffer.from([5, 2]));
-  const [, userLength = 0] = await reader.bytes(2);
-  const user = (await reader.bytes(userLength)).toString("utf8");
-  const [passLength = 0] = await reader.bytes(1);
-  const pass = (await reader.bytes(passLength)).toString("utf8");
-  if (!accepts(user, pass)) {
-    socket.write(Buffer.from([1, 1]));
-    return undefined;
-  }
-  socket.write(Buffer.from([1, 0]));
+  socket.write(Buffer.from([5, method]));
+  if (!open && !(await subNegotiation(reader, socket, accepts))) return undefined;
   const [, command, , type] = await reader.bytes(4);
   const host =
     type === 1
@@ -77,6 +76,17 @@ async function socks5(reader: Reader, socket: Socket, accepts: (user: string, pa
     return undefined;
   }
   return { host, port: portBytes.readUInt16BE(0) };
+}
+
+/** The username/password sub-negotiation (RFC 1929): whether the credentials were accepted (the answer says so). */
+async function subNegotiation(reader: Reader, socket: Socket, accepts: (user: string, pass: string) => boolean): Promise<boolean> {
+  const [, userLength = 0] = await reader.bytes(2);
+  const user = (await reader.bytes(userLength)).toString("utf8");
+  const [passLength = 0] = await reader.bytes(1);
+  const pass = (await reader.bytes(passLength)).toString("utf8");
+  const accepted = accepts(user, pass);
+  socket.write(Buffer.from([1, accepted ? 0 : 1]));
+  return accepted;
 }
 
 interface Target {

@@ -7,7 +7,7 @@ import type { Faults } from "./faults";
 import type { HintForm } from "../contract/rate-limit";
 import type { RateLimitHints, RateLimitOptions } from "./rate-limit";
 import type { ProxyServing, ServeProxiesOptions } from "./proxy-serving";
-import type { SandboxState } from "./state";
+import type { SandboxRecords, SandboxState } from "./state";
 
 /** The sandbox's documented default API key. It buys nothing real: the sandbox is local. */
 export const SANDBOX_API_KEY = "sk_sandbox_0123456789abcdef";
@@ -72,6 +72,12 @@ export interface SandboxOptions {
    * credentials. @default false
    */
   serveProxies?: boolean | ServeProxiesOptions;
+  /**
+   * What the records carry: `full`, every field of the contract; `minimal`, the least it allows: proxies of the seed's
+   * four fields with no credentials (allow-listed by IP: a served proxy then admits every client without
+   * authentication), and orders without `estimated_ready_at`. @default "full"
+   */
+  records?: SandboxRecords;
 }
 
 /** One request the sandbox received, as tests see it. The key itself is never recorded. */

@@ -50,7 +50,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 function assemble(options: SandboxOptions): Running {
   const settings: SandboxSettings = { provisioningMs: options.provisioningMs ?? 3000, orderLifetimeMs: options.orderLifetimeMs };
   const clock = createClock(options.now);
-  const state = new SandboxState(options.stateFile);
+  const state = new SandboxState(options.stateFile, options.records);
   const faults = new Faults();
   const limiter = options.rateLimit === false ? undefined : new RateLimiter(options.rateLimit ?? { requestsPerSecond: 10 }, clock.now);
   const serving = options.serveProxies;

@@ -18,9 +18,17 @@ export interface StoredProxy {
   country: string;
   city: string;
   protocol: string;
-  username: string;
-  password: string;
+  /** Absent for a proxy that admits its clients by their IP (allow-listed): the option `records: "minimal"`. */
+  username?: string;
+  password?: string;
 }
+
+/**
+ * What the sandbox's records carry: `full`, every field of the contract; `minimal`, the least the contract allows: a
+ * proxy of the seed's four fields (`ip`, `port`, `type`, `country`), allow-listed by IP with no credentials, and
+ * orders without the optional `estimated_ready_at`.
+ */
+export type SandboxRecords = "full" | "minimal";
 
 /** An order as the sandbox stores it; its status is computed by {@link orderStatus}. */
 export interface StoredOrder {
@@ -56,7 +64,11 @@ export class SandboxState {
   balanceCents = DEFAULT_BALANCE_CENTS;
   private sequence = 0;
 
-  constructor(private readonly stateFile?: string) {
+  constructor(
+    private readonly stateFile?: string,
+    /** What the records carry; the proxies of a `minimal` sandbox have no credentials. */
+    readonly records: SandboxRecords = "full",
+  ) {
     if (stateFile && existsSync(stateFile)) {
       const saved = JSON.parse(readFileSync(stateFile, "utf8")) as StateFile;
       this.sequence = saved.sequence;
@@ -91,7 +103,7 @@ export class SandboxState {
     this.sequence += 1;
     const seq = this.sequence;
     const id = `ord_${seq.toString(36).padStart(4, "0")}${randomBytes(4).toString("hex")}`;
-    const proxies = Array.from({ length: plan.proxyCount }, (_, i) => makeProxy(plan, id, seq, i));
+    const proxies = Array.from({ length: plan.proxyCount }, (_, i) => makeProxy(plan, id, seq, i, this.records));
     const order: StoredOrder = {
       id,
       planId: plan.id,
@@ -118,7 +130,7 @@ export class SandboxState {
 }
 
 /** Addresses come from the documentation ranges (RFC 5737, RFC 3849), so they can never reach a real host. */
-function makeProxy(plan: Plan, orderId: string, seq: number, index: number): StoredProxy {
+function makeProxy(plan: Plan, orderId: string, seq: number, index: number, records: SandboxRecords): StoredProxy {
   const n = seq * 1000 + index;
   const ip =
     plan.type === "mobile"
@@ -133,7 +145,6 @@ function makeProxy(plan: Plan, orderId: string, seq: number, index: number): Sto
     country: plan.country,
     city: plan.city,
     protocol: plan.protocol,
-    username: `user_${orderId.slice(4)}_${index}`,
-    password: randomBytes(12).toString("hex"),
+    ...(records === "minimal" ? {} : { username: `user_${orderId.slice(4)}_${index}`, password: randomBytes(12).toString("hex") }),
   };
 }

@@ -51,7 +51,7 @@ export function orderView(state: SandboxState, order: StoredOrder, now: number, 
     created_at: iso(order.createdAt),
     updated_at: iso(statusAt),
     ready_at: done ? iso(readyAt) : null,
-    estimated_ready_at: !terminal && pollingHints ? iso(readyAt) : undefined,
+    estimated_ready_at: !terminal && pollingHints && state.records === "full" ? iso(readyAt) : undefined,
     // Not in the contract's order record: the sandbox's proxies carry their expiry, as the contract has them do.
     expires_at: undefined,
     proxies: done ? (status === "active" ? order.proxies.map((p) => proxyView(state, p)) : []) : undefined,
@@ -64,21 +64,20 @@ function statusReason(status: string, plan: Plan | undefined): OrderWire["status
   return null;
 }
 
-/** A proxy as the API returns it: every field of the contract's proxy, listed. */
+/** A proxy as the API returns it: every field of the contract's proxy, listed; with minimal records, the seed's four. */
 export function proxyView(state: SandboxState, proxy: StoredProxy): Complete<ProxyWire> {
   const order = state.orders.get(proxy.order_id);
+  const seed = { ip: proxy.ip, port: proxy.port, type: proxy.type, country: proxy.country };
+  const full = state.records === "full";
   return {
-    ip: proxy.ip,
-    port: proxy.port,
-    type: proxy.type,
-    country: proxy.country,
-    id: proxy.id,
-    order_id: proxy.order_id,
-    protocol: proxy.protocol,
-    username: proxy.username,
-    password: proxy.password,
-    city: proxy.city,
-    expires_at: order ? iso(expiryTime(order)) : undefined,
+    ...seed,
+    id: full ? proxy.id : undefined,
+    order_id: full ? proxy.order_id : undefined,
+    protocol: full ? proxy.protocol : undefined,
+    username: full ? proxy.username : undefined,
+    password: full ? proxy.password : undefined,
+    city: full ? proxy.city : undefined,
+    expires_at: full && order ? iso(expiryTime(order)) : undefined,
   };
 }
 

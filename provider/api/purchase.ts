@@ -7,7 +7,7 @@
  * order (402, an unknown plan, the rate limit past the deadline, repeated failures) throws.
  */
 import type { ProxyApiClient } from "../../client/client";
-import { NotFoundError, ProxyError } from "../../client/errors";
+import { NotFoundError, ProxyError, UnreadableOrderError } from "../../client/errors";
 import { isSpentState, isTargetState } from "../../contract/states";
 import type { Order } from "../../contract/types";
 import { confirmApiAnswers, confirmOrderGone, OrderAbsenceUnconfirmedError } from "./absence";
@@ -123,6 +123,8 @@ class OrderPurchases implements PurchaseFlow {
       const created = await account.purchases.count(() =>
         api.createOrder({ planId: request.planId, idempotencyKey: key }, { onHeld, deadline: request.deadline }),
       ).catch(async (error: unknown) => {
+        // The order was made, and its answer names it: it is recorded as not yet read (pending), and the next `up` reads it.
+        if (error instanceof UnreadableOrderError) return error;
         if (!(error instanceof NotFoundError)) throw error;
         // A 404 to a purchase: the order this key bought earlier was removed, so the key is spent. Unless another
         // request shows that the API answers, the 404 may come from a wrong base URL, and nothing may be bought.
@@ -137,6 +139,10 @@ class OrderPurchases implements PurchaseFlow {
         );
         key = keyAfterRemovedOrder(key);
         continue;
+      }
+      if (created instanceof UnreadableOrderError) {
+        const order = { id: created.orderId, planId: request.planId, status: "pending" };
+        return { kind: "unfinished", order, purchaseKey: key, reason: created.message.replace(/\.\s*$/, "") };
       }
       const { order, replayed, boughtBeforeThisCall } = created;
       orderId = order.id;

@@ -23,7 +23,7 @@ function expectNoChanges(summary: Record<string, number> | undefined): void {
 
 /** The passwords of every proxy the sandbox sold: none may appear in plain text anywhere. */
 function passwords(sandbox: Sandbox): string[] {
-  return [...sandbox.state.orders.values()].flatMap((order) => order.proxies.map((p) => p.password));
+  return [...sandbox.state.orders.values()].flatMap((order) => order.proxies.flatMap((p) => (p.password === undefined ? [] : [p.password])));
 }
 
 /** The whole life of one ProxyOrder named `order`, as a user of the plugin lives it. */

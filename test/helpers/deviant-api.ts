@@ -31,6 +31,11 @@ export type Deviation =
   /** The key as `X-Api-Key`; a Bearer header is refused as an unknown key, with the sandbox's Bearer challenge. */
   | "x-api-key-quiet"
   /**
+   * A purchase's answer (the 201) with a field of the wrong type (`status_reason: 42`): the order is made, its answer
+   * cannot be read; every read of the order afterwards is the sandbox's own. A failure after the purchase.
+   */
+  | "unreadable-purchase"
+  /**
    * Within the contract, at its most unhelpful: every fourth request answers 429 (Retry-After 1, no hints) whatever
    * the rate, every 25th starts a burst of three 503s, and the list comes in pages of two.
    */
@@ -147,6 +152,7 @@ function transform(deviation: Deviation, path: string, body: unknown): unknown {
     return { ...record, status: STATE_NAMES[record.status] ?? record.status };
   }
   if (deviation === "list-without-pages" && path === "/v1/proxies") return { data: record.data };
+  if (deviation === "unreadable-purchase" && path === "/v1/orders") return { ...record, status_reason: 42 };
   if (deviation === "usage-in-gigabytes" && path === "/v1/usage") {
     const bandwidth = record.bandwidth as { used_bytes: number; limit_bytes: number | null };
     return { ...record, bandwidth: { used_gb: bandwidth.used_bytes / 1e9, limit_gb: bandwidth.limit_bytes === null ? null : bandwidth.limit_bytes / 1e9 } };

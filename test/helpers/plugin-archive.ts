@@ -69,6 +69,8 @@ export async function testDist(): Promise<string> {
 
 /** Takes the build's lock; false while another process holds it (a lock left by a killed run is taken back). */
 function takeLock(): boolean {
+  // Its folder may not exist yet when a file runs alone (npm test makes it); without it the lock could never be taken.
+  mkdirSync(dirname(TEST_DIST_LOCK), { recursive: true });
   try {
     mkdirSync(TEST_DIST_LOCK);
     return true;

@@ -138,8 +138,77 @@ function servers(pythonDir: string): Server[] {
   ];
 }
 
-/** Installs (when missing) and starts every server; each listens on a port of its own on 127.0.0.1. */
-export async function startRealProxies(): Promise<RealProxies> {
+/**
+ * Servers that admit every client on loopback without authentication, as a seller's proxies allow-listed by IP do:
+ * squid by an ACL of source addresses, tinyproxy by `Allow`, Dante with `socksmethod: none`, microsocks and npm's
+ * servers without credentials. Their records carry no username or password.
+ */
+function openServers(): Server[] {
+  const npm = (protocol: "http" | "socks5", name: string): Server => ({
+    name,
+    protocol,
+    command: (port) => ({ file: process.execPath, args: [join(REPO_ROOT, "test", "fixtures", "npm-proxy-server.mjs"), protocol, String(port)] }),
+  });
+  return [
+    {
+      name: "tinyproxy",
+      protocol: "http",
+      command: (port, dir) => {
+        const conf = join(dir, `tinyproxy-open-${port}.conf`);
+        writeFileSync(conf, [`Port ${port}`, "Listen 127.0.0.1", "Timeout 60", "Allow 127.0.0.1", "LogLevel Warning", `PidFile "${join(dir, `tinyproxy-open-${port}.pid`)}"`].join("\n"));
+        return { file: "tinyproxy", args: ["-d", "-c", conf] };
+      },
+    },
+    {
+      name: "squid",
+      protocol: "http",
+      command: (port, dir) => {
+        const conf = join(dir, `squid-open-${port}.conf`);
+        writeFileSync(conf, [
+          `http_port 127.0.0.1:${port}`,
+          "acl allowlisted src 127.0.0.0/8",
+          "http_access allow allowlisted",
+          "http_access deny all",
+          "cache deny all",
+          "cache_mem 8 MB",
+          "access_log none",
+          `cache_log ${join(dir, `squid-open-${port}-cache.log`)}`,
+          `pid_filename ${join(dir, `squid-open-${port}.pid`)}`,
+          `coredump_dir ${dir}`,
+          "shutdown_lifetime 0 seconds",
+        ].join("\n"));
+        return { file: "squid", args: ["-N", "-f", conf] };
+      },
+    },
+    npm("http", "proxy (npm)"),
+    { name: "microsocks", protocol: "socks5", command: (port) => ({ file: "microsocks", args: ["-i", "127.0.0.1", "-p", String(port)] }) },
+    {
+      name: "Dante",
+      protocol: "socks5",
+      command: (port, dir) => {
+        const conf = join(dir, `danted-open-${port}.conf`);
+        writeFileSync(conf, [
+          `logoutput: ${join(dir, `danted-open-${port}.log`)}`,
+          `internal: 127.0.0.1 port = ${port}`,
+          "external: 127.0.0.1",
+          "socksmethod: none",
+          "user.privileged: root",
+          "user.unprivileged: nobody",
+          "client pass { from: 127.0.0.0/8 to: 0.0.0.0/0 }",
+          "socks pass { from: 127.0.0.0/8 to: 0.0.0.0/0 }",
+        ].join("\n"));
+        return { file: "danted", args: ["-f", conf, "-p", join(dir, `danted-open-${port}.pid`), "-N", "1"] };
+      },
+    },
+    npm("socks5", "socksv5 (npm)"),
+  ];
+}
+
+/**
+ * Installs (when missing) and starts every server; each listens on a port of its own on 127.0.0.1. With `open`, the
+ * servers that ask no credentials ({@link openServers}); their `username` and `password` are empty.
+ */
+export async function startRealProxies(options: { open?: boolean } = {}): Promise<RealProxies> {
   const pythonDir = execFileSync(join(REPO_ROOT, "scripts", "ensure-proxies"), { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
   const dir = mkdtempSync(join(tmpdir(), "pulumi-proxy-real-proxies-"));
   // squid and tinyproxy drop to unprivileged users that read their files here.
@@ -160,13 +229,14 @@ export async function startRealProxies(): Promise<RealProxies> {
   };
   try {
     const proxies: RealProxy[] = [];
-    for (const server of servers(pythonDir)) {
+    for (const server of options.open ? openServers() : servers(pythonDir)) {
       const port = await freePort();
       const { file, args, env } = server.command(port, dir);
       const child = spawn(file, args, { cwd: dir, env: env ?? process.env, stdio: "ignore", detached: true });
       children.push(child);
       await listening(port, server.name);
-      proxies.push({ name: server.name, protocol: server.protocol, port, username: server.username ?? USER, password: server.password ?? PASSWORD });
+      const credentials = options.open ? { username: "", password: "" } : { username: server.username ?? USER, password: server.password ?? PASSWORD };
+      proxies.push({ name: server.name, protocol: server.protocol, port, ...credentials });
     }
     return { proxies, stop };
   } catch (error) {

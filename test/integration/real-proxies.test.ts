@@ -12,6 +12,7 @@ import { freePort } from "../helpers/ports";
 import { startRealProxies, type RealProxies } from "../helpers/real-proxies";
 
 let real: RealProxies | undefined;
+let open: RealProxies | undefined;
 const servers: Array<Server | HttpServer> = [];
 const held: Socket[] = [];
 const urls = { echo: "", error: "", unreachable: "", silent: "" };
@@ -25,6 +26,7 @@ async function listen(server: Server | HttpServer): Promise<number> {
 
 beforeAll(async () => {
   real = await startRealProxies();
+  open = await startRealProxies({ open: true });
   // An echo that names a country, as ipinfo's does.
   const echo = await listen(createHttpServer((req, res) => res.end(JSON.stringify({ ip: req.socket.remoteAddress, country: "US" }))));
   const error = await listen(createHttpServer((_, res) => res.writeHead(500).end("upstream broke")));
@@ -41,6 +43,7 @@ afterAll(async () => {
   for (const socket of held) socket.destroy();
   await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
   await real?.stop();
+  await open?.stop();
 });
 
 /** The cases of one server, each a proxy record, a target, and the failure it must be judged (or "healthy"). */
@@ -91,4 +94,21 @@ describe("the health check through real proxy servers", () => {
     expect(report.results[0]?.message).toMatch(/waiting for the proxy's answer to CONNECT/);
     expect(report.results[1]?.message).toMatch(/the SOCKS5 greeting.*check the record's protocol/);
   });
+});
+
+describe("the health check through real servers that ask no credentials (proxies allow-listed by IP)", () => {
+  it("checks each healthy from a record of the seed's four fields: no protocol, no username, no password", async () => {
+    const servers = open?.proxies ?? [];
+    expect(servers.map((p) => p.name)).toEqual(["tinyproxy", "squid", "proxy (npm)", "microsocks", "Dante", "socksv5 (npm)"]);
+    const records: ProxyToCheck[] = servers.map((p) => ({ ip: "127.0.0.1", port: p.port, id: p.name, country: "US" }));
+    const report = await checkProxies(records, { target: urls.echo, timeoutMs: 5_000 });
+    expect(report.results.map((r, i) => `${servers[i]?.name}: ${r.healthy ? "healthy" : `${r.failure} (${r.message})`}`)).toEqual(servers.map((p) => `${p.name}: healthy`));
+  }, 120_000);
+
+  it("checks each healthy with its protocol named in the record", async () => {
+    const servers = open?.proxies ?? [];
+    const records: ProxyToCheck[] = servers.map((p) => ({ ip: "127.0.0.1", port: p.port, protocol: p.protocol, id: p.name, country: "US" }));
+    const report = await checkProxies(records, { target: urls.echo, timeoutMs: 5_000 });
+    expect(report.results.map((r) => r.healthy)).toEqual(servers.map(() => true));
+  }, 120_000);
 });
