@@ -114,6 +114,17 @@ const UNREACHABLE_REPLIES: Readonly<Record<number, string>> = {
   6: "TTL expired",
 };
 
+/**
+ * SOCKS5 reply 2 ("not allowed by ruleset") to a client whose username and password the proxy said it accepted. It has
+ * two readings: 3proxy, which many sellers run, answers a wrong password so (its 1.0.0, built here, accepts any
+ * password at RFC 1929's step and refuses at the connect), and any server says so when its rules refuse the target or
+ * the client. The wrong password is the likelier: checked first.
+ */
+const RULES_AFTER_CREDENTIALS =
+  "the proxy accepted the username and password, then refused the connection by its rules (SOCKS5 reply 2): " +
+  "either the password is wrong (3proxy answers a wrong password so) or its rules do not allow this target or this client; " +
+  "check the credentials first, then the proxy's rules";
+
 async function socks5Connect(proxy: ProxyToCheck, target: TunnelTarget, reader: SocketReader, write: (bytes: Buffer) => void): Promise<void> {
   const withCredentials = proxy.username !== undefined;
   // Offer exactly the method we can carry out: username/password when there are credentials, none otherwise.
@@ -132,6 +143,7 @@ async function socks5Connect(proxy: ProxyToCheck, target: TunnelTarget, reader: 
   reader.during = "the SOCKS5 connect";
   const [replyVersion, reply, , type] = await socksReply(reader);
   if (replyVersion !== 5) throw new ProbeFailure("protocol_error", "the proxy's SOCKS5 reply is not SOCKS5");
+  if (reply === 2 && method === 2) throw new ProbeFailure("target_unreachable", RULES_AFTER_CREDENTIALS);
   if (reply !== 0) {
     const why = UNREACHABLE_REPLIES[reply ?? -1];
     throw new ProbeFailure(why ? "target_unreachable" : "protocol_error", `the proxy could not reach the target: ${why ?? `SOCKS5 reply ${reply}`}`);

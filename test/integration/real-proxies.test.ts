@@ -112,3 +112,26 @@ describe("the health check through real servers that ask no credentials (proxies
     expect(report.results.map((r) => r.healthy)).toEqual(servers.map(() => true));
   }, 120_000);
 });
+
+describe("a SOCKS5 server that accepts any password, then refuses by its rules (3proxy)", () => {
+  it("names both readings, the credentials first", async () => {
+    // The bytes 3proxy 1.0.0 sends to a wrong password, as recorded from a build of its source: 3proxy is in no
+    // registry this project installs from (docs/contributing/testing.md).
+    const server = createServer((socket) => {
+      socket.on("error", () => undefined);
+      let step = 0;
+      socket.on("data", () => {
+        step += 1;
+        if (step === 1) socket.write(Buffer.from([5, 2]));
+        else if (step === 2) socket.write(Buffer.from([1, 0]));
+        else socket.end(Buffer.from([5, 2, 0, 1, 127, 0, 0, 1, 0, 0]));
+      });
+    });
+    const port = await listen(server);
+    const record: ProxyToCheck = { ip: "127.0.0.1", port, protocol: "socks5", username: "checker", password: "pw-not-3proxy-s" };
+    const [result] = (await checkProxies([record], { target: urls.echo, timeoutMs: 5_000 })).results;
+    expect(result).toMatchObject({ healthy: false, failure: "target_unreachable" });
+    expect(result?.message).toMatch(/accepted the username and password, then refused the connection by its rules.*password is wrong.*check the credentials first/);
+    expect(result?.message).not.toContain("pw-not-3proxy-s");
+  });
+});
