@@ -4,7 +4,8 @@
 // It makes sure the CLI is there, starts the sandbox on a free port (keeping its orders in .demo/), uses a local
 // backend in .demo/, creates or selects the stack `demo`, sets the config (the key as a secret), runs `pulumi up`,
 // prints the proxies, their health (each checked through itself: the sandbox serves its proxies) and the usage as
-// tables, refreshes to show there is no drift, and stops the sandbox.
+// tables, refreshes to show there is no drift, and stops the sandbox. `npm run demo -- --records minimal` runs it
+// against proxies of the seed's four fields, allow-listed by IP (no credentials).
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, symlinkSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -60,13 +61,27 @@ function table(rows, columns) {
 
 const bytes = (n) => (n === null ? "unlimited" : n >= 1024 ** 3 ? `${(n / 1024 ** 3).toFixed(2)} GiB` : `${(n / 1024 ** 2).toFixed(2)} MiB`);
 
+/**
+ * `--records minimal` (after `npm run demo --`): the sandbox sends the least the contract allows, proxies of the seed's
+ * four fields without credentials (docs/sandbox.md); `full`, the default, every field.
+ */
+function recordsOption() {
+  const at = process.argv.indexOf("--records");
+  const records = at < 0 ? "full" : process.argv[at + 1];
+  if (records !== "full" && records !== "minimal") {
+    console.error(`demo: --records must be full or minimal (got ${JSON.stringify(records)})`);
+    process.exit(1);
+  }
+  return records;
+}
+
 async function main() {
   mkdirSync(join(demoDir, "backend"), { recursive: true });
   // Programs in this repository import `pulumi-proxy`: resolve it to this working tree.
   const link = join(root, "node_modules", "pulumi-proxy");
   if (!existsSync(link)) symlinkSync("..", link, "dir");
 
-  const sandbox = await startSandbox({ provisioningMs: 4000, stateFile: join(demoDir, "sandbox-state.json"), serveProxies: true });
+  const sandbox = await startSandbox({ provisioningMs: 4000, stateFile: join(demoDir, "sandbox-state.json"), serveProxies: true, records: recordsOption() });
   say(`Sandbox API running at ${sandbox.url} (orders kept in .demo/sandbox-state.json)`);
   try {
     const stacks = await pulumi(["stack", "ls", "--json"], { capture: true });

@@ -73,12 +73,13 @@ export const ORDER_FIELDS = {
 /** Credentials of one proxy, as every resource and function shows them. */
 const PROXY_CREDENTIAL = {
   token: "proxy:index:ProxyCredential",
-  description: "Credentials of one proxy.",
+  description:
+    "Credentials of one proxy: always its `ip` and `port`; `username` and `password` only when the API sent them. A proxy that admits its clients by their IP (allow-listed) has neither, and its credentials are `{ ip, port }`.",
   properties: {
     ip: { type: "string", description: "IPv4 or IPv6 address of the proxy." },
     port: { type: "integer", description: "Port of the proxy." },
-    username: { type: "string", presence: "optional", description: "Proxy user name." },
-    password: { type: "string", presence: "optional", description: "Proxy password." },
+    username: { type: "string", presence: "optional", description: "Proxy user name; absent for a proxy allow-listed by IP." },
+    password: { type: "string", presence: "optional", description: "Proxy password; absent for a proxy allow-listed by IP." },
   },
 } as const;
 

@@ -17,35 +17,42 @@ interface DemoRun {
   out: string;
 }
 
-describe("npm run demo, as the README has it", () => {
-  let root: string;
-  const runs: DemoRun[] = [];
-
-  /** Runs scripts/demo.mjs with `root` as the repository (the links keep their own paths), no stdin, as CI does. */
-  function demo(): DemoRun {
-    const env: NodeJS.ProcessEnv = { ...process.env, CI: "true" };
-    delete env.PULUMI_CONFIG_PASSPHRASE;
-    const result = spawnSync(process.execPath, ["--preserve-symlinks", "--preserve-symlinks-main", join(root, "scripts", "demo.mjs")], {
-      cwd: root,
-      env,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe"],
-      timeout: 170_000,
-    });
-    return { status: result.status, out: `${result.stdout}${result.stderr}` };
-  }
-
-  /** The orders the demo's sandbox holds (it keeps them in .demo/sandbox-state.json between runs). */
-  function sandboxOrders(): Array<{ id: string; proxies: Array<{ password: string }> }> {
-    return JSON.parse(readFileSync(join(root, ".demo", "sandbox-state.json"), "utf8")).orders;
-  }
-
-  beforeAll(() => {
-    root = mkdtempSync(join(tmpdir(), "pulumi-proxy-demo-"));
-    for (const entry of ["dist", "examples", "node_modules", "scripts", "package.json"]) symlinkSync(join(REPO_ROOT, entry), join(root, entry));
-    copyFileSync(join(REPO_ROOT, "Pulumi.yaml"), join(root, "Pulumi.yaml"));
+/** Runs scripts/demo.mjs with `root` as the repository (the links keep their own paths), no stdin, as CI does. */
+function demoIn(root: string, ...args: string[]): DemoRun {
+  const env: NodeJS.ProcessEnv = { ...process.env, CI: "true" };
+  delete env.PULUMI_CONFIG_PASSPHRASE;
+  const result = spawnSync(process.execPath, ["--preserve-symlinks", "--preserve-symlinks-main", join(root, "scripts", "demo.mjs"), ...args], {
+    cwd: root,
+    env,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+    timeout: 170_000,
   });
-  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  return { status: result.status, out: `${result.stdout}${result.stderr}` };
+}
+
+/** A folder of its own that links to this tree, made before the block's tests and removed after them. */
+function demoRoot(): { readonly path: string } {
+  const holder = { path: "" };
+  beforeAll(() => {
+    holder.path = mkdtempSync(join(tmpdir(), "pulumi-proxy-demo-"));
+    for (const entry of ["dist", "examples", "node_modules", "scripts", "package.json"]) symlinkSync(join(REPO_ROOT, entry), join(holder.path, entry));
+    copyFileSync(join(REPO_ROOT, "Pulumi.yaml"), join(holder.path, "Pulumi.yaml"));
+  });
+  afterAll(() => rmSync(holder.path, { recursive: true, force: true }));
+  return holder;
+}
+
+/** The orders the demo's sandbox holds in `root` (it keeps them in .demo/sandbox-state.json between runs). */
+function ordersIn(root: string): Array<{ id: string; proxies: Array<{ password?: string }> }> {
+  return JSON.parse(readFileSync(join(root, ".demo", "sandbox-state.json"), "utf8")).orders;
+}
+
+describe("npm run demo, as the README has it", () => {
+  const folder = demoRoot();
+  const runs: DemoRun[] = [];
+  const demo = () => demoIn(folder.path);
+  const sandboxOrders = () => ordersIn(folder.path);
 
   it("buys one plan, shows its proxies and the usage, and finds no drift", () => {
     const run = demo();
@@ -75,7 +82,7 @@ describe("npm run demo, as the README has it", () => {
     expect(runs).toHaveLength(2);
     const passwords = sandboxOrders().flatMap((order) => order.proxies.map((proxy) => proxy.password));
     expect(passwords).toHaveLength(5);
-    const stacks = join(root, ".demo", "backend", ".pulumi", "stacks", "pulumi-proxy-demo");
+    const stacks = join(folder.path, ".demo", "backend", ".pulumi", "stacks", "pulumi-proxy-demo");
     const states = readdirSync(stacks).filter((name) => name.endsWith(".json"));
     expect(states).not.toEqual([]);
     const texts = [...runs.map((run) => run.out), ...states.map((name) => readFileSync(join(stacks, name), "utf8"))];
@@ -84,4 +91,21 @@ describe("npm run demo, as the README has it", () => {
       for (const password of passwords) expect(text).not.toContain(password);
     }
   });
+});
+
+describe("npm run demo -- --records minimal: proxies of the seed's four fields, allow-listed by IP", () => {
+  const folder = demoRoot();
+
+  it("buys one plan, checks its proxies healthy without credentials, and finds no drift", () => {
+    const run = demoIn(folder.path, "--records", "minimal");
+    expect(run.status, run.out).toBe(0);
+    const orders = ordersIn(folder.path);
+    expect(orders).toHaveLength(1);
+    expect(orders[0]?.proxies.map((p) => p.password)).toEqual([undefined, undefined, undefined, undefined, undefined]);
+    expect(run.out).toContain(`== Order ${orders[0]!.id}: active since`);
+    // The seed's four fields: no protocol, city or expiry to show.
+    expect(run.out.match(/^127\.0\.0\.1 +\d+ +datacenter +US *$/gm)).toHaveLength(5);
+    expect(run.out).toMatch(/^== Health: 5 of 5 proxies answered through themselves/m);
+    expect(run.out).toContain("== No drift: the state matches the API.");
+  }, 180_000);
 });

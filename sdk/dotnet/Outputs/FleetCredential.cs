@@ -26,7 +26,7 @@ namespace PulumiProxy.Proxy.Outputs
         /// </summary>
         public readonly string OrderId;
         /// <summary>
-        /// Proxy password.
+        /// Proxy password; absent for a proxy allow-listed by IP.
         /// </summary>
         public readonly string? Password;
         /// <summary>
@@ -34,7 +34,7 @@ namespace PulumiProxy.Proxy.Outputs
         /// </summary>
         public readonly int Port;
         /// <summary>
-        /// Proxy user name.
+        /// Proxy user name; absent for a proxy allow-listed by IP.
         /// </summary>
         public readonly string? Username;
 

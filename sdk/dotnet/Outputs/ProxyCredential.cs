@@ -12,7 +12,7 @@ namespace PulumiProxy.Proxy.Outputs
 {
 
     /// <summary>
-    /// Credentials of one proxy.
+    /// Credentials of one proxy: always its `ip` and `port`; `username` and `password` only when the API sent them. A proxy that admits its clients by their IP (allow-listed) has neither, and its credentials are `{ ip, port }`.
     /// </summary>
     [OutputType]
     public sealed class ProxyCredential
@@ -22,7 +22,7 @@ namespace PulumiProxy.Proxy.Outputs
         /// </summary>
         public readonly string Ip;
         /// <summary>
-        /// Proxy password.
+        /// Proxy password; absent for a proxy allow-listed by IP.
         /// </summary>
         public readonly string? Password;
         /// <summary>
@@ -30,7 +30,7 @@ namespace PulumiProxy.Proxy.Outputs
         /// </summary>
         public readonly int Port;
         /// <summary>
-        /// Proxy user name.
+        /// Proxy user name; absent for a proxy allow-listed by IP.
         /// </summary>
         public readonly string? Username;
 

@@ -52,11 +52,11 @@ type FleetCredential struct {
 	Ip string `pulumi:"ip"`
 	// The order the proxy belongs to.
 	OrderId string `pulumi:"orderId"`
-	// Proxy password.
+	// Proxy password; absent for a proxy allow-listed by IP.
 	Password *string `pulumi:"password"`
 	// Port of the proxy.
 	Port int `pulumi:"port"`
-	// Proxy user name.
+	// Proxy user name; absent for a proxy allow-listed by IP.
 	Username *string `pulumi:"username"`
 }
 
@@ -85,7 +85,7 @@ func (o FleetCredentialOutput) OrderId() pulumi.StringOutput {
 	return o.ApplyT(func(v FleetCredential) string { return v.OrderId }).(pulumi.StringOutput)
 }
 
-// Proxy password.
+// Proxy password; absent for a proxy allow-listed by IP.
 func (o FleetCredentialOutput) Password() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v FleetCredential) *string { return v.Password }).(pulumi.StringPtrOutput)
 }
@@ -95,7 +95,7 @@ func (o FleetCredentialOutput) Port() pulumi.IntOutput {
 	return o.ApplyT(func(v FleetCredential) int { return v.Port }).(pulumi.IntOutput)
 }
 
-// Proxy user name.
+// Proxy user name; absent for a proxy allow-listed by IP.
 func (o FleetCredentialOutput) Username() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v FleetCredential) *string { return v.Username }).(pulumi.StringPtrOutput)
 }
@@ -554,19 +554,19 @@ func (o HealthReportPtrOutput) Total() pulumi.IntPtrOutput {
 	}).(pulumi.IntPtrOutput)
 }
 
-// Credentials of one proxy.
+// Credentials of one proxy: always its `ip` and `port`; `username` and `password` only when the API sent them. A proxy that admits its clients by their IP (allow-listed) has neither, and its credentials are `{ ip, port }`.
 type ProxyCredential struct {
 	// IPv4 or IPv6 address of the proxy.
 	Ip string `pulumi:"ip"`
-	// Proxy password.
+	// Proxy password; absent for a proxy allow-listed by IP.
 	Password *string `pulumi:"password"`
 	// Port of the proxy.
 	Port int `pulumi:"port"`
-	// Proxy user name.
+	// Proxy user name; absent for a proxy allow-listed by IP.
 	Username *string `pulumi:"username"`
 }
 
-// Credentials of one proxy.
+// Credentials of one proxy: always its `ip` and `port`; `username` and `password` only when the API sent them. A proxy that admits its clients by their IP (allow-listed) has neither, and its credentials are `{ ip, port }`.
 type ProxyCredentialOutput struct{ *pulumi.OutputState }
 
 func (ProxyCredentialOutput) ElementType() reflect.Type {
@@ -586,7 +586,7 @@ func (o ProxyCredentialOutput) Ip() pulumi.StringOutput {
 	return o.ApplyT(func(v ProxyCredential) string { return v.Ip }).(pulumi.StringOutput)
 }
 
-// Proxy password.
+// Proxy password; absent for a proxy allow-listed by IP.
 func (o ProxyCredentialOutput) Password() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v ProxyCredential) *string { return v.Password }).(pulumi.StringPtrOutput)
 }
@@ -596,7 +596,7 @@ func (o ProxyCredentialOutput) Port() pulumi.IntOutput {
 	return o.ApplyT(func(v ProxyCredential) int { return v.Port }).(pulumi.IntOutput)
 }
 
-// Proxy user name.
+// Proxy user name; absent for a proxy allow-listed by IP.
 func (o ProxyCredentialOutput) Username() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v ProxyCredential) *string { return v.Username }).(pulumi.StringPtrOutput)
 }

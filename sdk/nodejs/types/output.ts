@@ -32,7 +32,7 @@ export interface FleetCredential {
      */
     orderId: string;
     /**
-     * Proxy password.
+     * Proxy password; absent for a proxy allow-listed by IP.
      */
     password?: string;
     /**
@@ -40,7 +40,7 @@ export interface FleetCredential {
      */
     port: number;
     /**
-     * Proxy user name.
+     * Proxy user name; absent for a proxy allow-listed by IP.
      */
     username?: string;
 }
@@ -140,7 +140,7 @@ export interface HealthReport {
 }
 
 /**
- * Credentials of one proxy.
+ * Credentials of one proxy: always its `ip` and `port`; `username` and `password` only when the API sent them. A proxy that admits its clients by their IP (allow-listed) has neither, and its credentials are `{ ip, port }`.
  */
 export interface ProxyCredential {
     /**
@@ -148,7 +148,7 @@ export interface ProxyCredential {
      */
     ip: string;
     /**
-     * Proxy password.
+     * Proxy password; absent for a proxy allow-listed by IP.
      */
     password?: string;
     /**
@@ -156,7 +156,7 @@ export interface ProxyCredential {
      */
     port: number;
     /**
-     * Proxy user name.
+     * Proxy user name; absent for a proxy allow-listed by IP.
      */
     username?: string;
 }

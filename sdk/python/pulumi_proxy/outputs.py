@@ -97,8 +97,8 @@ class FleetCredential(dict):
         :param builtins.str ip: IPv4 or IPv6 address of the proxy.
         :param builtins.str order_id: The order the proxy belongs to.
         :param builtins.int port: Port of the proxy.
-        :param builtins.str password: Proxy password.
-        :param builtins.str username: Proxy user name.
+        :param builtins.str password: Proxy password; absent for a proxy allow-listed by IP.
+        :param builtins.str username: Proxy user name; absent for a proxy allow-listed by IP.
         """
         pulumi.set(__self__, "ip", ip)
         pulumi.set(__self__, "order_id", order_id)
@@ -136,7 +136,7 @@ class FleetCredential(dict):
     @pulumi.getter
     def password(self) -> Optional[builtins.str]:
         """
-        Proxy password.
+        Proxy password; absent for a proxy allow-listed by IP.
         """
         return pulumi.get(self, "password")
 
@@ -144,7 +144,7 @@ class FleetCredential(dict):
     @pulumi.getter
     def username(self) -> Optional[builtins.str]:
         """
-        Proxy user name.
+        Proxy user name; absent for a proxy allow-listed by IP.
         """
         return pulumi.get(self, "username")
 
@@ -469,7 +469,7 @@ class HealthReport(dict):
 @pulumi.output_type
 class ProxyCredential(dict):
     """
-    Credentials of one proxy.
+    Credentials of one proxy: always its `ip` and `port`; `username` and `password` only when the API sent them. A proxy that admits its clients by their IP (allow-listed) has neither, and its credentials are `{ ip, port }`.
     """
     def __init__(__self__, *,
                  ip: builtins.str,
@@ -477,11 +477,11 @@ class ProxyCredential(dict):
                  password: Optional[builtins.str] = None,
                  username: Optional[builtins.str] = None):
         """
-        Credentials of one proxy.
+        Credentials of one proxy: always its `ip` and `port`; `username` and `password` only when the API sent them. A proxy that admits its clients by their IP (allow-listed) has neither, and its credentials are `{ ip, port }`.
         :param builtins.str ip: IPv4 or IPv6 address of the proxy.
         :param builtins.int port: Port of the proxy.
-        :param builtins.str password: Proxy password.
-        :param builtins.str username: Proxy user name.
+        :param builtins.str password: Proxy password; absent for a proxy allow-listed by IP.
+        :param builtins.str username: Proxy user name; absent for a proxy allow-listed by IP.
         """
         pulumi.set(__self__, "ip", ip)
         pulumi.set(__self__, "port", port)
@@ -510,7 +510,7 @@ class ProxyCredential(dict):
     @pulumi.getter
     def password(self) -> Optional[builtins.str]:
         """
-        Proxy password.
+        Proxy password; absent for a proxy allow-listed by IP.
         """
         return pulumi.get(self, "password")
 
@@ -518,7 +518,7 @@ class ProxyCredential(dict):
     @pulumi.getter
     def username(self) -> Optional[builtins.str]:
         """
-        Proxy user name.
+        Proxy user name; absent for a proxy allow-listed by IP.
         """
         return pulumi.get(self, "username")
 
