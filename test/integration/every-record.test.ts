@@ -15,7 +15,7 @@ import fc from "fast-check";
 import { serializeProperties } from "@pulumi/pulumi/runtime/rpc";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getProxies, getProxiesOutput, getUsage } from "../../dynamic-sdk";
+import { getProxies, getProxiesOutput, getProxyHealth, getUsage } from "../../dynamic-sdk";
 import { activeOrder, MINIMAL_USAGE, proxyRecord, purchaseAnswer, SEED_PROXY, usageRecord } from "../helpers/contract-records";
 import { startDynamicHost, startPlugin, type EngineFront, type Props } from "../helpers/engine-front";
 import { startRecordApi, type RecordApi, type WireRecord } from "../helpers/record-api";
@@ -32,6 +32,9 @@ beforeAll(async () => {
   api = await startRecordApi();
   const settings = { url: api.url, apiKey: api.apiKey };
   fronts.push(await startDynamicHost(settings), await startPlugin(settings));
+  // The dynamic SDK's functions run in the program's process (here): they take the settings from the environment.
+  process.env.PROXY_API_BASE_URL = api.url;
+  process.env.PROXY_API_KEY = api.apiKey;
 });
 
 afterAll(async () => {
@@ -59,6 +62,12 @@ function expectShown(outs: Props, wire: WireRecord[], extra: Props = {}) {
   });
 }
 
+/** What a stack output of `value` becomes: Pulumi's serialization of a program's values, then the engine's Struct. */
+async function asStackOutput(value: unknown): Promise<unknown> {
+  const serialized = await serializeProperties("output", { value });
+  return Struct.fromJavaScript(serialized as Parameters<typeof Struct.fromJavaScript>[0]).toJavaScript().value;
+}
+
 /** An order's purchase as one generated case: what the POST answers, and the active order every read gets. */
 const orderCase = activeOrder().chain((later) => purchaseAnswer(later).map((created) => ({ created, later })));
 
@@ -69,7 +78,7 @@ describe.each([0, 1])("every order record the contract allows, through front end
   const front = () => fronts[index] as EngineFront;
   let run = 0;
 
-  it("ProxyOrder: create, refresh and update record every order, its proxies and credentials, and buy once each", async () => {
+  it("ProxyOrder: create, refresh, update and import record every order, its proxies and credentials, and buy once each", async () => {
     await fc.assert(
       fc.asyncProperty(orderCase, async ({ created, later }) => {
         run += 1;
@@ -98,7 +107,7 @@ describe.each([0, 1])("every order record the contract allows, through front end
     );
   }, 600_000);
 
-  it("ProxyFleet: create, refresh and update record every member's order, proxies and credentials", async () => {
+  it("ProxyFleet: create, refresh, update and import record every member's order, proxies and credentials", async () => {
     const members = fc.array(activeOrder(), { minLength: 2, maxLength: 2 });
     await fc.assert(
       fc.asyncProperty(members, async (orders) => {
@@ -120,6 +129,10 @@ describe.each([0, 1])("every order record the contract allows, through front end
         expect((refreshed.props.members as Props[]).map((m) => m.status)).toEqual(["active", "active"]);
         check(refreshed.props);
         check(await front().update("ProxyFleet", id, refreshed.props, { ...inputs, readyTimeout: "30m" }));
+        if (front().name === "plugin") {
+          const imported = await front().read("ProxyFleet", (outs.members as Props[]).map((m) => m.orderId).join(","), {});
+          check(imported.props);
+        }
         expect(api.purchases).toBe(bought + 2);
       }),
       { numRuns: RUNS / 2, examples: [[[SEED_ORDER.later, SEED_ORDER.later]]] },
@@ -129,17 +142,6 @@ describe.each([0, 1])("every order record the contract allows, through front end
 
 describe("every list and usage record the contract allows, through the functions", () => {
   const plugin = () => fronts[1] as EngineFront;
-
-  beforeAll(() => {
-    process.env.PROXY_API_BASE_URL = api.url;
-    process.env.PROXY_API_KEY = api.apiKey;
-  });
-
-  /** What a stack output of `value` becomes: Pulumi's serialization of a program's values, then the engine's Struct. */
-  async function asStackOutput(value: unknown): Promise<unknown> {
-    const serialized = await serializeProperties("output", { value });
-    return Struct.fromJavaScript(serialized as Parameters<typeof Struct.fromJavaScript>[0]).toJavaScript().value;
-  }
 
   it("getProxies lists every proxy record, credentials of the stable shape and secret, from both front ends", async () => {
     const lists = fc.array(proxyRecord(), { maxLength: 4 });
@@ -179,7 +181,7 @@ describe("every list and usage record the contract allows, through the functions
   });
 });
 
-describe("getProxyHealth over every proxy record of a real HTTP proxy that needs no authentication", () => {
+describe("getProxyHealth over every proxy record of a real HTTP proxy that needs no authentication, from both front ends", () => {
   let proxy: ChildProcess;
   let proxyPort = 0;
   let target: Server;
@@ -214,6 +216,9 @@ describe("getProxyHealth over every proxy record of a real HTTP proxy that needs
         api.list = list;
         const { result } = await plugin().invoke!("proxy:index:getProxyHealth", { target: targetUrl });
         expect(result).toMatchObject({ total: list.length, healthy: list.length });
+        const direct = await getProxyHealth({ target: targetUrl });
+        expect(direct).toMatchObject({ total: list.length, healthy: list.length });
+        expect(await asStackOutput(direct)).toEqual(JSON.parse(JSON.stringify(direct)));
       }),
       { numRuns: 50, examples: [[[{ ...SEED_PROXY, ip: "127.0.0.1", port: proxyPort }]]] },
     );
