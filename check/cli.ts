@@ -21,9 +21,23 @@ export interface CommandIo {
    * @default `pulumi config get`
    */
   stackConfig?: (key: string, stack: string | undefined) => string | { missing: string };
+  /** How the user runs this command, for its usage. @default `pulumi-proxy check-api` */
+  command?: string;
 }
 
-export const CHECK_USAGE = `Usage: pulumi-proxy check-api [--base-url URL] [--buy PLAN] [--json] [--stack NAME] [--ready-timeout 20m]
+/** The command's options (parseArgs'); every one is in {@link checkUsage}. */
+export const CHECK_OPTIONS = {
+  "base-url": { type: "string" },
+  buy: { type: "string" },
+  json: { type: "boolean", default: false },
+  stack: { type: "string" },
+  "ready-timeout": { type: "string", default: "20m" },
+  help: { type: "boolean", default: false },
+} as const;
+
+/** The usage text, naming the command as the user runs it (`pulumi-proxy check-api`, `pulumi-resource-proxy check-api`). */
+export function checkUsage(command = "pulumi-proxy check-api"): string {
+  return `Usage: ${command} [--base-url URL] [--buy PLAN] [--json] [--stack NAME] [--ready-timeout 20m]
 
 Checks whether a server keeps the API contract this provider assumes (docs/going-live.md), before money moves.
 
@@ -40,6 +54,7 @@ environment. The API key comes from the stack's proxy:apiKey, then PROXY_API_KEY
 Exit status: 0 every breaking assumption holds; 1 the server answered and one differs; 2 nothing could be checked
 (bad arguments, no settings, no answer at the URL, the key refused, no API there).
 `;
+}
 
 /** The command's flags, as parsed. */
 interface CheckFlags {
@@ -60,9 +75,9 @@ export async function runCheckCommand(args: string[], io: CommandIo): Promise<nu
   let readyTimeoutMs: number;
   let settings: { baseUrl: string; apiKey: string };
   try {
-    values = parseFlags(args);
+    values = parseFlags(args, io.command);
     if (values.help) {
-      io.out(CHECK_USAGE);
+      io.out(checkUsage(io.command));
       return 0;
     }
     readyTimeoutMs = checkedFlags(values);
@@ -85,21 +100,11 @@ export async function runCheckCommand(args: string[], io: CommandIo): Promise<nu
   return nothingChecked(findings) ? 2 : anyBreaking(findings) ? 1 : 0;
 }
 
-function parseFlags(args: string[]): CheckFlags {
+function parseFlags(args: string[], command: string | undefined): CheckFlags {
   try {
-    return parseArgs({
-      args,
-      options: {
-        "base-url": { type: "string" },
-        buy: { type: "string" },
-        json: { type: "boolean", default: false },
-        stack: { type: "string" },
-        "ready-timeout": { type: "string", default: "20m" },
-        help: { type: "boolean", default: false },
-      },
-    }).values;
+    return parseArgs({ args, options: CHECK_OPTIONS }).values;
   } catch (error) {
-    throw new CommandFailure(`check-api: ${error instanceof Error ? error.message : String(error)}\n\n${CHECK_USAGE}`);
+    throw new CommandFailure(`check-api: ${error instanceof Error ? error.message : String(error)}\n\n${checkUsage(command)}`);
   }
 }
 
@@ -127,7 +132,7 @@ function checkSettings(values: CheckFlags, io: CommandIo): { baseUrl: string; ap
       const env = Object.values(CONFIG_KEYS).find((c) => c.key === key)?.env;
       return env ? io.env[env] : undefined;
     };
-    return resolveSettings(setting, {}, values["base-url"] ? "--base-url" : undefined);
+    return resolveSettings(setting, {}, { baseUrl: values["base-url"] ? "--base-url" : undefined });
   } catch (error) {
     if (!(error instanceof ConfigurationError)) throw error;
     const why = [...unread].filter((reason) => reason !== "not set");

@@ -2,7 +2,7 @@
 /**
  * `pulumi-proxy`: the package's command line. One command today, `check-api` (check/cli.ts).
  */
-import { CHECK_USAGE, runCheckCommand } from "./cli";
+import { checkUsage, runCheckCommand } from "./cli";
 
 const [command, ...rest] = process.argv.slice(2);
 if (command === "check-api") {
@@ -15,7 +15,9 @@ if (command === "check-api") {
       process.exitCode = 2;
     },
   );
+} else if (command === undefined || command === "--help" || command === "-h") {
+  process.stdout.write(checkUsage());
 } else {
-  process.stderr.write(`Usage: pulumi-proxy check-api [options]\n\n${CHECK_USAGE}`);
-  process.exitCode = command === undefined || command === "--help" ? 0 : 2;
+  process.stderr.write(`pulumi-proxy: unknown command "${command}"\n\n${checkUsage()}`);
+  process.exitCode = 2;
 }

@@ -5,10 +5,20 @@
  */
 import { runCheckCommand } from "../check/cli";
 import { startPluginServer } from "./server";
+import { pluginUsage } from "./usage";
 
 async function main(): Promise<void> {
+  if (process.argv[2] === "--help" || process.argv[2] === "-h") {
+    process.stdout.write(pluginUsage());
+    return;
+  }
   if (process.argv[2] === "check-api") {
-    const io = { out: (t: string) => void process.stdout.write(t), err: (t: string) => void process.stderr.write(t), env: process.env };
+    const io = {
+      out: (t: string) => void process.stdout.write(t),
+      err: (t: string) => void process.stderr.write(t),
+      env: process.env,
+      command: "pulumi-resource-proxy check-api",
+    };
     process.exitCode = await runCheckCommand(process.argv.slice(3), io);
     return;
   }
