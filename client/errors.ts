@@ -129,7 +129,8 @@ function advice(status: number, code: string | undefined): string {
     case 400:
       return "The request was rejected as malformed; check the values named above.";
     case 401:
-      return "The API key was not accepted: set a valid key with `pulumi config set proxy:apiKey --secret` or the PROXY_API_KEY environment variable.";
+      // The status line says the key was refused (and servers say it again): this part only says what to do.
+      return "Set a valid API key with `pulumi config set proxy:apiKey --secret`, or the PROXY_API_KEY environment variable.";
     case 402:
       return "The account cannot pay for this plan; nothing was charged. Add funds, or choose another plan.";
     case 403:
@@ -184,7 +185,9 @@ export function errorFromResponse(args: {
   const code = problem.code ?? defaultErrorCode(status);
   const requestId = args.requestId ?? problem.requestId;
   // Servers end their sentences with a period; this message adds its own.
-  const said = (problem.detail ?? problem.title)?.trim().replace(/[.\s]+$/, "");
+  // A server whose detail is its code alone (`plan_not_found`) says nothing the status line does not.
+  const told = (problem.detail ?? problem.title)?.trim().replace(/[.\s]+$/, "");
+  const said = told === code ? undefined : told;
   const fields = (problem.fieldErrors ?? [])
     .map((e) => (e.pointer ? `${e.pointer}: ${e.detail}` : e.detail))
     .join("; ");
