@@ -4,7 +4,7 @@
  * parts of a resource's URN, which name its type and the identity its purchase key is derived from.
  */
 import type { ProxyApiClient } from "../client/client";
-import { pluginSettings, SETTING_NAMES, type ConfigLookup } from "../provider/core/config";
+import { pluginSettings, SANDBOX_COMMANDS, SETTING_NAMES, type ConfigLookup } from "../provider/core/config";
 import type { ResourceIdentity } from "../provider/state/idempotency";
 import { OrderProvider, type OperationOptions, type OrderProviderOptions } from "../provider/order/order-provider";
 import type { ProviderSeams } from "../provider/core/provider-core";
@@ -84,6 +84,11 @@ export class PluginState {
   }
 
   private coreOptions(urn: string | undefined): OrderProviderOptions {
-    return { log: this.engineLog.forResource(urn), summaryLog: this.engineLog.forResource(undefined), testing: this.testing };
+    return {
+      log: this.engineLog.forResource(urn),
+      summaryLog: this.engineLog.forResource(undefined),
+      sandboxCommand: SANDBOX_COMMANDS.plugin,
+      testing: this.testing,
+    };
   }
 }

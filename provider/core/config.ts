@@ -37,16 +37,24 @@ export type ConfigLookup = (key: string) => string | undefined;
 /** How messages name the base URL when it comes from the stack's config or the environment. */
 const BASE_URL_NAME = `${CONFIG_KEYS.baseUrl.key} (or ${CONFIG_KEYS.baseUrl.env})`;
 
+/** How users start the local sandbox: from the npm package, or with the provider plugin's executable (no Node.js). */
+export const SANDBOX_COMMANDS = { npm: "npx pulumi-proxy-sandbox", plugin: "pulumi-resource-proxy sandbox" } as const;
+
+/** How a caller's messages name things: its base URL setting, and the sandbox command of its users' front end. */
+export interface SettingNames {
+  /** @default `proxy:baseUrl (or PROXY_API_BASE_URL)` */
+  baseUrl?: string;
+  /** @default {@link SANDBOX_COMMANDS}.npm */
+  sandboxCommand?: string;
+}
+
 /**
  * Resolves the settings: config key, then environment variable. Throws a ConfigurationError that names both when
  * a setting is missing, and when the base URL would send the key in clear text. `baseUrlName` is how errors about the
  * base URL name it, for a caller whose config is not the stack's (an explicit provider's `baseUrl` argument).
  */
-export function resolveSettings(
-  config: ConfigLookup,
-  env: NodeJS.ProcessEnv = process.env,
-  baseUrlName: string = BASE_URL_NAME,
-): ProviderSettings {
+export function resolveSettings(config: ConfigLookup, env: NodeJS.ProcessEnv = process.env, names: SettingNames = {}): ProviderSettings {
+  const { baseUrl: baseUrlName = BASE_URL_NAME, sandboxCommand = SANDBOX_COMMANDS.npm } = names;
   const pick = (setting: keyof typeof CONFIG_KEYS): string | undefined => {
     const { key, env: name } = CONFIG_KEYS[setting];
     const value = config(key) ?? env[name];
@@ -58,7 +66,7 @@ export function resolveSettings(
   if (baseUrl === undefined) {
     missing.push(
       "the API base URL: `pulumi config set proxy:baseUrl <url>` or PROXY_API_BASE_URL " +
-        "(the API is not live yet: start the local sandbox with `npx pulumi-proxy-sandbox` and use the URL it prints)",
+        `(the API is not live yet: start the local sandbox with \`${sandboxCommand}\` and use the URL it prints)`,
     );
   }
   if (apiKey === undefined) {
@@ -176,7 +184,10 @@ export function settingsProblem(values: Record<string, unknown>, env: NodeJS.Pro
   };
   const explicit = providerName !== undefined && providerName !== "" && !/^default(_|$)/.test(providerName) && given("baseUrl") !== undefined;
   try {
-    resolveSettings((key) => given(settingOf(key) ?? key), env, explicit ? `The baseUrl of provider "${providerName}"` : undefined);
+    resolveSettings((key) => given(settingOf(key) ?? key), env, {
+      baseUrl: explicit ? `The baseUrl of provider "${providerName}"` : undefined,
+      sandboxCommand: SANDBOX_COMMANDS.plugin,
+    });
     return undefined;
   } catch (error) {
     if (!(error instanceof ConfigurationError)) throw error;

@@ -7,7 +7,7 @@ import { AuthenticationError, PermissionError } from "../../client/errors";
 import type { ClientOptions, RetryEvent } from "../../client/request";
 import { processCallTracer } from "../../tracing";
 import { processAccounts, type Account, type Accounts } from "../api/account";
-import { ConfigurationError, resolveSettings, type ConfigLookup } from "./config";
+import { ConfigurationError, resolveSettings, type ConfigLookup, type SettingNames } from "./config";
 import { formatDuration, parseDuration } from "../shared/duration";
 import { checkFields, withDefaults, type ResourceSpec } from "../schema/fields";
 import type { CheckLimits } from "./health-check";
@@ -24,6 +24,8 @@ const STORED_CONFIG_ADVICE =
 /** What the provider methods depend on; tests replace parts of it. */
 export interface ProviderOptions {
   log?: ProviderLog;
+  /** How users of this front end start the local sandbox, for messages. @default `npx pulumi-proxy-sandbox` */
+  sandboxCommand?: string;
   /** Where the rate limit's summary of the whole process goes. @default `log` */
   summaryLog?: ProviderLog;
   /** What a test replaces; a program and the plugin set none of it. */
@@ -78,7 +80,7 @@ export class ProviderCore {
 
   /** The account of the current settings, shared with the process's other cores on the same base URL and key (account.ts). */
   account(): Account {
-    const { baseUrl, apiKey, maxRateShare } = resolveSettings(this.lookup, this.seams.env ?? process.env);
+    const { baseUrl, apiKey, maxRateShare } = resolveSettings(this.lookup, this.seams.env ?? process.env, this.names());
     const options = {
       baseUrl,
       apiKey,
@@ -102,6 +104,11 @@ export class ProviderCore {
     }
   }
 
+  /** How messages about the settings name things for this front end's users. */
+  private names(): SettingNames {
+    return { sandboxCommand: this.options.sandboxCommand };
+  }
+
   /** Receives the settings once per provider process: the stack's config, or a provider plugin's own settings. */
   configure(req: ConfigureArgs): void {
     this.lookup = (key) => req.config.get(key);
@@ -113,7 +120,7 @@ export class ProviderCore {
    */
   configFailures(): Array<{ property: string; reason: string }> {
     try {
-      resolveSettings(this.lookup, this.seams.env ?? process.env);
+      resolveSettings(this.lookup, this.seams.env ?? process.env, this.names());
       return [];
     } catch (error) {
       if (!(error instanceof ConfigurationError)) throw error;

@@ -121,7 +121,11 @@ describe("the plugin service", () => {
 
   it("fails a resource's check without settings, but not while an explicit provider's settings are unknown (preview)", async () => {
     await configure({});
-    expect((await check({ planId: "dc-us-5" })).failures).toEqual([["", expect.stringContaining("The proxy provider is not configured")]]);
+    const failures = (await check({ planId: "dc-us-5" })).failures;
+    expect(failures).toEqual([["", expect.stringContaining("The proxy provider is not configured")]]);
+    // The plugin's users may have no Node.js: the sandbox is their plugin's own command.
+    expect(failures[0]?.[1]).toContain("`pulumi-resource-proxy sandbox`");
+    expect(failures[0]?.[1]).not.toContain("npx");
     await configure({ baseUrl: UNKNOWN, apiKey: UNKNOWN });
     expect((await check({ planId: "dc-us-5" })).failures).toEqual([]);
   });

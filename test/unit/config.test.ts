@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkBaseUrl, ConfigurationError, isLoopback, resolveSettings } from "../../provider/core/config";
+import { checkBaseUrl, ConfigurationError, isLoopback, resolveSettings, SANDBOX_COMMANDS } from "../../provider/core/config";
 
 describe("settings", () => {
   it("prefers the stack's config to the environment, and trims a trailing slash", () => {
@@ -31,6 +31,19 @@ describe("settings", () => {
     expect(error?.message).toContain("proxy:apiKey");
     expect(error?.message).toContain("PROXY_API_KEY");
     expect(error?.message).not.toContain("proxy:baseUrl <url>");
+  });
+
+  it("names the sandbox command of the user's own front end: npm's by default, the plugin's for its users", () => {
+    const missing = (names?: Parameters<typeof resolveSettings>[2]) => {
+      try {
+        resolveSettings(() => undefined, {}, names);
+      } catch (e) {
+        return (e as Error).message;
+      }
+    };
+    expect(missing()).toContain("`npx pulumi-proxy-sandbox`");
+    expect(missing({ sandboxCommand: SANDBOX_COMMANDS.plugin })).toContain("`pulumi-resource-proxy sandbox`");
+    expect(missing({ sandboxCommand: SANDBOX_COMMANDS.plugin })).not.toContain("npx");
   });
 });
 
