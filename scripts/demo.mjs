@@ -7,7 +7,7 @@
 // tables, refreshes to show there is no drift, and stops the sandbox. `npm run demo -- --records minimal` runs it
 // against proxies of the seed's four fields, allow-listed by IP (no credentials).
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -75,14 +75,40 @@ function recordsOption() {
   return records;
 }
 
+/**
+ * The sandbox, on the port of the demo's last run (kept in .demo/sandbox-port): the stack's orders record the URL they
+ * were bought at, and are read nowhere else. `moved` names that URL when its port was taken and another was used.
+ */
+async function startDemoSandbox() {
+  const portFile = join(demoDir, "sandbox-port");
+  const earlier = existsSync(portFile) ? Number(readFileSync(portFile, "utf8")) : 0;
+  const options = { provisioningMs: 4000, stateFile: join(demoDir, "sandbox-state.json"), serveProxies: true, records: recordsOption() };
+  let sandbox;
+  let moved;
+  try {
+    sandbox = await startSandbox({ ...options, port: earlier });
+  } catch {
+    sandbox = await startSandbox({ ...options, port: 0 });
+    moved = `http://127.0.0.1:${earlier}`;
+  }
+  writeFileSync(portFile, String(sandbox.port));
+  return { sandbox, moved };
+}
+
 async function main() {
   mkdirSync(join(demoDir, "backend"), { recursive: true });
   // Programs in this repository import `pulumi-proxy`: resolve it to this working tree.
   const link = join(root, "node_modules", "pulumi-proxy");
   if (!existsSync(link)) symlinkSync("..", link, "dir");
 
-  const sandbox = await startSandbox({ provisioningMs: 4000, stateFile: join(demoDir, "sandbox-state.json"), serveProxies: true, records: recordsOption() });
+  const { sandbox, moved } = await startDemoSandbox();
   say(`Sandbox API running at ${sandbox.url} (orders kept in .demo/sandbox-state.json)`);
+  if (moved) {
+    say(
+      `The sandbox could not listen on ${moved}, where the stack's earlier orders were bought (the port is in use): ` +
+        "they are not read at the new address, and the drift check below cannot speak for them.",
+    );
+  }
   try {
     const stacks = await pulumi(["stack", "ls", "--json"], { capture: true });
     const exists = JSON.parse(stacks.out || "[]").some((s) => s.name === "demo");
@@ -135,7 +161,13 @@ async function main() {
     say("pulumi refresh (the order as the API sees it now)");
     await pulumi(["refresh", "--yes", "--skip-preview", "--suppress-outputs"]);
     const drift = await pulumi(["preview", "--expect-no-changes"], { capture: true, allowFailure: true });
-    say(drift.code === 0 ? "No drift: the state matches the API." : "Drift found: see `pulumi preview --diff`.");
+    say(
+      moved
+        ? `Drift not checked for the orders bought at ${moved}: start the demo again once that port is free.`
+        : drift.code === 0
+          ? "No drift: the state matches the API."
+          : "Drift found: see `pulumi preview --diff`.",
+    );
   } finally {
     await sandbox.stop();
   }

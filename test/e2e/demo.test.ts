@@ -73,6 +73,9 @@ describe("npm run demo, as the README has it", () => {
     const run = demo();
     runs.push(run);
     expect(run.status, run.out).toBe(0);
+    // The same sandbox address as the first run's: the orders are read where they were bought.
+    expect(run.out).not.toContain("Nothing will be read");
+    expect(run.out).not.toContain("could not listen on");
     expect(sandboxOrders()).toHaveLength(1);
     expect(run.out).toMatch(/^== Health: 5 of 5 proxies answered through themselves/m);
     expect(run.out).toContain("== No drift: the state matches the API.");
