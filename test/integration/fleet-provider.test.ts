@@ -270,3 +270,29 @@ async function readingEveryOrder<T>(read: () => Promise<T>): Promise<T> {
     sandbox.current.faults.clear();
   }
 }
+
+describe("a failure once the orders exist", () => {
+  it("records the fleet with every order bought (a partial create), and the next create buys nothing", async () => {
+    // A step after the purchases that throws: the log failing as the health check reports (the engine gone, say).
+    const thrower = (m: string) => {
+      if (m.includes("answered through themselves")) throw new Error("the engine's log is gone");
+    };
+    const failing = createFleetProvider({
+      log: { info: thrower, warn: thrower },
+      testing: { env: { PROXY_API_BASE_URL: sandbox.current.url, PROXY_API_KEY: sandbox.current.apiKey }, clock: sandboxClock(() => sandbox.current), accounts: accounts.current },
+    });
+    const given = { ...inputs({ orders: 3 }), healthCheck: { target: "http://127.0.0.1:9/", timeout: "1s", minHealthy: "0" } };
+    const error = await failing.create(given).then(
+      () => new Error("expected the create to fail"),
+      (e: unknown) => e as Error,
+    );
+    expect(error).toBeInstanceOf(PartialOrderError);
+    const partial = error as PartialOrderError;
+    expect(partial.message).toMatch(/^Fleet \S+ \(plan dc-us-5\) exists, but finishing this step failed: the engine's log is gone\./);
+    const bought = sandbox.current.createdOrders.map((o) => o.id).sort();
+    expect(bought).toHaveLength(3);
+    expect(((partial.properties.members ?? []) as Array<{ orderId: string }>).map((m) => m.orderId).sort()).toEqual(bought);
+    await provider().p.create(given);
+    expect(sandbox.current.createdOrders).toHaveLength(3);
+  });
+});

@@ -495,3 +495,35 @@ describe("a fleet under the API's rate limit", () => {
     }
   }, 60_000);
 });
+
+describe("a failure once the order exists", () => {
+  it("records the order all the same (a partial create), and the next create carries on with it, buying nothing", async () => {
+    // A step after the purchase that throws: the log failing as the health check reports (the engine gone, say).
+    const failing = createOrderProvider({
+      log: {
+        info: (m) => {
+          if (m.includes("answered through themselves")) throw new Error("the engine's log is gone");
+        },
+        warn: (m) => {
+          if (m.includes("answered through themselves")) throw new Error("the engine's log is gone");
+        },
+      },
+      testing: { env: { PROXY_API_BASE_URL: sandbox.current.url, PROXY_API_KEY: sandbox.current.apiKey }, clock: sandboxClock(() => sandbox.current), accounts: accounts.current },
+    });
+    const given = { ...inputs(), healthCheck: { target: "http://127.0.0.1:9/", timeout: "1s", minHealthy: "0" } };
+    const error = await failing.create(given).then(
+      () => new Error("expected the create to fail"),
+      (e: unknown) => e as Error,
+    );
+    expect(error).toBeInstanceOf(PartialOrderError);
+    const partial = error as PartialOrderError;
+    const [bought] = sandbox.current.createdOrders;
+    expect(partial.id).toBe(bought?.id);
+    expect(partial.message).toMatch(/Order ord_\S+ \(plan dc-us-5\) exists, but finishing this step failed: the engine's log is gone\. It is recorded in the state/);
+    expect(partial.properties).toMatchObject({ orderId: bought?.id, status: "active", __provider: given.__provider });
+    expect(partial.properties.proxies).toHaveLength(5);
+    const { p } = provider();
+    expect((await p.create(given)).id).toBe(bought?.id);
+    expect(sandbox.current.createdOrders).toHaveLength(1);
+  });
+});
