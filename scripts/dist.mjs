@@ -19,7 +19,8 @@
 //                                                          module github.com/pulumi-proxy/pulumi-proxy/sdk at v<version>
 //                                                          (in the repository: the tag sdk/v<version>)
 //
-// Settings (environment): DIST_OUT (the folder); DIST_TARGETS (platforms, comma separated; default all four);
+// `npm run dist -- --local` builds the executable for this machine's platform only. Settings (environment): DIST_OUT
+// (the folder); DIST_TARGETS (platforms, comma separated; default all five);
 // DIST_PARTS (of plugin, npm, python, nodejs, go; default all); DIST_NO_BUILD=1 (dist/ is fresh: the tests'); PLUGIN_DOWNLOAD_URL (where the SDKs tell the engine
 // to download the plugin from; default the schema's pluginDownloadURL). Node binaries and Python's build tool are
 // cached under ~/.cache/pulumi-proxy, like the Pulumi CLI. .NET is generated (sdk/dotnet) but not built here.
@@ -54,7 +55,15 @@ export const TARGETS = {
 
 /** The Bun release that compiles (its linux-x64 build, on this machine) and runs the darwin-arm64 executable. */
 export const BUN_VERSION = "1.4.5";
-const targets = (process.env.DIST_TARGETS ?? Object.keys(TARGETS).join(",")).split(",");
+/** This machine's platform in Pulumi's names (`linux-amd64`...), for `npm run dist -- --local`. */
+export function localTarget(platform = process.platform, arch = process.arch) {
+  const name = `${platform === "win32" ? "windows" : platform}-${arch === "x64" ? "amd64" : arch}`;
+  if (!(name in TARGETS)) throw new Error(`--local: no executable is built for ${platform}-${arch}; the platforms are ${Object.keys(TARGETS).join(", ")}`);
+  return name;
+}
+
+// `--local`: this machine's platform only (seconds, not minutes, for a quick start); DIST_TARGETS names others.
+const targets = (process.argv.includes("--local") ? localTarget() : (process.env.DIST_TARGETS ?? Object.keys(TARGETS).join(","))).split(",");
 
 const log = (message) => process.stderr.write(`dist: ${message}\n`);
 const run = (command, args, options = {}) => execFileSync(command, args, { cwd: root, stdio: ["ignore", "pipe", "inherit"], encoding: "utf8", ...options });

@@ -30,4 +30,19 @@ describe("the plugin's platforms", () => {
     const rows = text.split("## Platforms")[1]?.split("\n").filter((line) => /^\| [a-z]+-(amd64|arm64) \|/.test(line)) ?? [];
     expect(rows.map((row) => row.split("|")[1]?.trim()).sort()).toEqual(Object.keys(TARGETS).sort());
   });
+
+  it("`npm run dist -- --local` picks this machine's platform by Pulumi's name, and refuses one it cannot build", async () => {
+    const { localTarget, TARGETS } = (await import(join(REPO_ROOT, "scripts", "dist.mjs"))) as {
+      localTarget: (platform?: string, arch?: string) => string;
+      TARGETS: Record<string, unknown>;
+    };
+    expect([localTarget("linux", "x64"), localTarget("linux", "arm64"), localTarget("darwin", "arm64"), localTarget("win32", "x64")]).toEqual([
+      "linux-amd64",
+      "linux-arm64",
+      "darwin-arm64",
+      "windows-amd64",
+    ]);
+    expect(Object.keys(TARGETS)).toContain(localTarget());
+    expect(() => localTarget("freebsd", "x64")).toThrow(/no executable is built for freebsd-x64/);
+  });
 });
