@@ -66,7 +66,7 @@ export function traceStep<T>(name: string, attributes: SpanAttributes, fn: () =>
 }
 
 /** The operations of a provider that call the API, each traced by {@link traceOperation}. */
-const API_OPERATIONS = ["create", "read", "update", "delete", "diff"] as const;
+const API_OPERATIONS = ["check", "create", "read", "update", "delete", "diff"] as const;
 
 /**
  * The provider object with its API operations traced, named `<type> <operation>`, when the engine asked for traces;

@@ -11,6 +11,7 @@
  */
 import { createHash } from "node:crypto";
 import { ProxyApiClient } from "../../client/client";
+import { AuthenticationError, ProxyError } from "../../client/errors";
 import type { ClientOptions } from "../../client/request";
 import { RefreshLister } from "./listing";
 import { ProvisioningTimes, type PlanProvisioningTimes } from "./provisioning";
@@ -18,6 +19,12 @@ import { PurchaseTally, type ProviderLog } from "./rate-limit-report";
 import { successorKey, type Predecessor } from "../state/renewal";
 
 /** One API account's client and what the process learned and shares about it; see the module's comment. */
+/**
+ * How long the check of the key at preview waits for the API: past it, the preview warns and goes on. Long enough for
+ * an API under load (its retries of a `503` included), short against the minutes a CI preview may take.
+ */
+const KEY_CHECK_MS = 15_000;
+
 export class Account {
   /** The client of the account's calls; its budget (its own unless the options name one) is the account's. */
   readonly api: ProxyApiClient;
@@ -35,6 +42,8 @@ export class Account {
    * replaces (`CreateRequest` carries no old state): so `diff` leaves the key here.
    */
   private readonly plannedSuccessors = new Map<string, string>();
+  /** The one check of the key in this process (keyRefusal). */
+  private keyChecked: Promise<string | undefined> | undefined;
 
   constructor(
     options: ClientOptions,
@@ -50,6 +59,26 @@ export class Account {
    */
   get purchases(): PurchaseTally {
     return (this.tally ??= new PurchaseTally(this.api.budget, this.summaryLog));
+  }
+
+  /**
+   * Why the API refuses this account's key, or undefined: one `GET /v1/usage` per process and account (a read every
+   * key may make, through the same pacing as every call), so that `pulumi preview` fails on a key `up` would fail on,
+   * with the same message, and nothing is sent but that read. An API that does not answer it within
+   * {@link KEY_CHECK_MS} (CI previews may run where the API cannot be reached), or answers anything but `401`, is one
+   * warning, not a failure: the preview goes on, and `up` meets whatever it is.
+   */
+  keyRefusal(): Promise<string | undefined> {
+    this.keyChecked ??= this.api.getUsage({ signal: AbortSignal.timeout(KEY_CHECK_MS) }).then(
+      () => undefined,
+      (error: unknown) => {
+        if (error instanceof AuthenticationError) return error.message;
+        if (!(error instanceof ProxyError)) throw error;
+        this.summaryLog.warn(`proxy: the API key could not be checked, and the preview goes on without it: ${error.message}`);
+        return undefined;
+      },
+    );
+    return this.keyChecked;
   }
 
   /** Records that the replacement of the resource with `idempotencyKey` follows `previous`. */

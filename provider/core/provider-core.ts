@@ -128,9 +128,15 @@ export class ProviderCore {
     }
   }
 
-  /** A resource's `check`: one failure per bad input or unusable setting, and the inputs with their defaults. */
-  check<T>(resource: ResourceSpec, news: object): { inputs: T; failures: Array<{ property: string; reason: string }> } {
+  /**
+   * A resource's `check`: one failure per bad input or unusable setting, and a key the API refuses (one read per
+   * process: Account.keyRefusal), and the inputs with their defaults. Preview and up run it alike, before anything
+   * is bought.
+   */
+  async check<T>(resource: ResourceSpec, news: object): Promise<{ inputs: T; failures: Array<{ property: string; reason: string }> }> {
     const failures = [...checkFields(resource.inputs, news, UNKNOWN), ...this.configFailures()];
+    const refused = failures.length === 0 ? await this.accountIfConfigured()?.keyRefusal() : undefined;
+    if (refused) failures.push({ property: "", reason: refused });
     return { inputs: withDefaults(resource.inputs, news) as T, failures };
   }
 

@@ -14,6 +14,7 @@ import { startSandbox, type Sandbox } from "../../sandbox";
 import { PLANS } from "../../sandbox/catalogue";
 import { accountsPerTest, sandboxClock, useSandbox } from "../helpers/sandbox";
 import { orderInputs } from "../helpers/inputs";
+import { freePort } from "../helpers/ports";
 
 const sandbox = useSandbox();
 
@@ -73,10 +74,52 @@ describe("check", () => {
   });
 
   it("reads the config given to configure before the environment", async () => {
-    const p = createOrderProvider({ testing: { env: { PROXY_API_BASE_URL: "http://api.example.com", PROXY_API_KEY: "env" } } });
+    // One attempt: api.example.com answers nothing here, and the check of the key only warns of it.
+    const p = createOrderProvider({
+      log: { info: () => undefined, warn: () => undefined },
+      testing: { env: { PROXY_API_BASE_URL: "http://api.example.com", PROXY_API_KEY: "env" }, client: { maxAttempts: 1 } },
+    });
     const config: Record<string, string> = { "proxy:baseUrl": "https://api.example.com", "proxy:apiKey": "cfg" };
     await p.configure({ config: { get: (k) => config[k] } });
     expect((await p.check({}, { planId: "dc-us-5", idempotencyKey: "k" })).failures).toEqual([]);
+  });
+});
+
+describe("check of the key (preview and up alike)", () => {
+  const seams = (env: Record<string, string>, extra: ProviderSeams = {}) => ({ env, clock: sandboxClock(() => sandbox.current), accounts: accounts.current, ...extra });
+
+  it("fails on a key the API refuses, with the message up would give, after one read and nothing else", async () => {
+    const lines: string[] = [];
+    const wrong = createOrderProvider({
+      log: { info: (m) => lines.push(m), warn: (m) => lines.push(m) },
+      testing: seams({ PROXY_API_BASE_URL: sandbox.current.url, PROXY_API_KEY: "sk_not_a_key" }),
+    });
+    const { failures } = await wrong.check({}, { planId: "dc-us-5", idempotencyKey: "k" });
+    expect(failures).toEqual([{ property: "", reason: expect.stringMatching(/^GET \/v1\/usage failed with 401 unauthenticated.*Set a valid API key/s) }]);
+    expect(failures[0]?.reason).not.toContain("sk_not_a_key");
+    // A second resource of the same process: no second read.
+    await wrong.check({}, { planId: "isp-gb-2", idempotencyKey: "k2" });
+    expect(sandbox.current.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["GET /v1/usage"]);
+    expect(lines).toEqual([]);
+  });
+
+  it("passes a key the API accepts, and an input failure is reported without a read", async () => {
+    const { p } = provider();
+    expect((await p.check({}, { planId: "", idempotencyKey: "k" })).failures.map((f) => f.property)).toEqual(["planId"]);
+    expect(sandbox.current.requests).toEqual([]);
+    expect((await p.check({}, { planId: "dc-us-5", idempotencyKey: "k" })).failures).toEqual([]);
+    expect(sandbox.current.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["GET /v1/usage"]);
+  });
+
+  it("goes on with one warning when the API cannot be reached (a CI preview away from the API)", async () => {
+    const lines: string[] = [];
+    const away = createOrderProvider({
+      log: { info: (m) => lines.push(`info ${m}`), warn: (m) => lines.push(`warn ${m}`) },
+      testing: seams({ PROXY_API_BASE_URL: `http://127.0.0.1:${await freePort()}`, PROXY_API_KEY: "k" }, { client: { maxAttempts: 1 } }),
+    });
+    expect((await away.check({}, { planId: "dc-us-5", idempotencyKey: "k" })).failures).toEqual([]);
+    expect((await away.check({}, { planId: "isp-gb-2", idempotencyKey: "k2" })).failures).toEqual([]);
+    expect(lines).toEqual([expect.stringMatching(/^warn proxy: the API key could not be checked, and the preview goes on without it: GET \/v1\/usage got no response .*ECONNREFUSED/)]);
   });
 });
 
