@@ -41,6 +41,23 @@ describe("no paid order leaves the state unless its absence is certain (real CLI
     await stack.program.up();
   }, 120_000);
 
+  it("a key the API refuses fails the preview with the message up gives, and no purchase is ever sent", async () => {
+    await stack.program.config("proxy:apiKey", "sk_wrong_key_for_preview", { secret: true });
+    const posts = () => stack.sandbox.requests.filter((r) => r.method === "POST").length;
+    const before = posts();
+    await stack.program.config("count", "3");
+    const preview = await stack.program.run(["preview", "--non-interactive"], { allowFailure: true });
+    const up = await stack.program.run(["up", "--yes", "--skip-preview", "--non-interactive"], { allowFailure: true });
+    for (const run of [preview, up]) {
+      expect(run.code).not.toBe(0);
+      expect(run.stdout + run.stderr).toMatch(/GET \/v1\/usage failed with 401 unauthenticated[\s\S]*Set a valid API key/);
+      expect(run.stdout + run.stderr).not.toContain("sk_wrong_key_for_preview");
+    }
+    expect(posts()).toBe(before);
+    await stack.program.config("count", "2");
+    await stack.program.config("proxy:apiKey", stack.sandbox.apiKey, { secret: true });
+  }, 120_000);
+
   it("a base URL ending in /v1 fails the preview with the fix, before anything is sent", async () => {
     await stack.program.config("proxy:baseUrl", `${stack.sandbox.url}/v1`);
     const requests = stack.sandbox.requests.length;
@@ -53,13 +70,16 @@ describe("no paid order leaves the state unless its absence is certain (real CLI
   }, 120_000);
 
   it("after a key change, plain refresh uses the key stored with the last up and says how to apply the new one", async () => {
-    await stack.program.config("proxy:apiKey", "sk_old_revoked_key", { secret: true });
-    await stack.program.up();
+    // The key is rotated at the API: the one the last up stored is revoked, and the config gets the new one.
+    const original = stack.sandbox.apiKey;
+    stack.sandbox.apiKey = "sk_sandbox_rotated_key";
     await stack.program.config("proxy:apiKey", stack.sandbox.apiKey, { secret: true });
     await expect(stack.program.refresh()).rejects.toThrow(/401[\s\S]*stored in the state by the last `pulumi up`[\s\S]*pulumi refresh --run-program/);
     const fixed = await stack.program.refresh("--run-program");
     expect(fixed.changeSummary).toEqual({ same: 3 });
     expect(await orderIds(stack.program)).toEqual(bought());
+    stack.sandbox.apiKey = original;
+    await stack.program.config("proxy:apiKey", original, { secret: true });
   }, 120_000);
 
   it("the preview says that a new plan buys a new order and the old one stays", async () => {
