@@ -30,6 +30,7 @@ export function parseUrn(urn: string): ResourceIdentity & { type: string } {
  */
 export class PluginState {
   private settings: ConfigLookup = () => undefined;
+  private rawConfig: Record<string, unknown> = {};
   private readonly cores = new Map<string, Promise<ResourceMethods>>();
   private functionsCore: OrderProvider | undefined;
   /** An explicit provider whose settings are still unknown (a preview): its resources cannot be judged by them yet. */
@@ -46,6 +47,8 @@ export class PluginState {
   configure(args: PropertyMap | undefined, variables: ReadonlyMap<string, string>): void {
     this.settingsUnknown = SETTING_NAMES.some((name) => args?.[name] === UNKNOWN);
     this.settings = pluginSettings(args, variables, UNKNOWN);
+    // Every key given, as the stack's config names them, so that a misspelt one can be named (provider-core.ts).
+    this.rawConfig = { ...Object.fromEntries(variables), ...Object.fromEntries(Object.entries(args ?? {}).map(([name, value]) => [`proxy:${name}`, value])) };
     this.cores.clear();
     this.functionsCore = undefined;
   }
@@ -80,7 +83,7 @@ export class PluginState {
   }
 
   private configureArgs() {
-    return { config: { get: (key: string) => this.settings(key) } };
+    return { config: { get: (key: string) => this.settings(key), rawConfig: this.rawConfig } };
   }
 
   private coreOptions(urn: string | undefined): OrderProviderOptions {

@@ -46,6 +46,48 @@ export interface SettingNames {
   baseUrl?: string;
   /** @default {@link SANDBOX_COMMANDS}.npm */
   sandboxCommand?: string;
+  /** Config keys set that look like a setting misspelt ({@link misspeltSettings}): a missing setting's message names them. */
+  misspelt?: readonly MisspeltSetting[];
+}
+
+/** A config key that is not a setting of this provider but is close to one. */
+export interface MisspeltSetting {
+  given: string;
+  meant: string;
+}
+
+/**
+ * The keys among `keys` (config keys, `proxy:...`) that are not a setting of this provider but are within two edits of
+ * one, ignoring case: `proxy:baseURL` for `proxy:baseUrl`. Keys of other namespaces, and `proxy:` keys near no setting,
+ * are left alone (a program may keep its own).
+ */
+export function misspeltSettings(keys: Iterable<string>): MisspeltSetting[] {
+  const known: string[] = Object.values(CONFIG_KEYS).map((setting) => setting.key);
+  const found: MisspeltSetting[] = [];
+  for (const given of keys) {
+    if (!given.startsWith("proxy:") || known.includes(given)) continue;
+    const meant = known.find((key) => editDistance(key.toLowerCase(), given.toLowerCase()) <= 2);
+    if (meant) found.push({ given, meant });
+  }
+  return found;
+}
+
+/** What a missing or misspelt setting's message adds: each misspelt key and the setting it may mean. */
+export function misspeltHint(misspelt: readonly MisspeltSetting[]): string {
+  return misspelt.map(({ given, meant }) => ` \`${given}\` is set, but it is not a setting of this provider: did you mean \`${meant}\`?`).join("");
+}
+
+/** Levenshtein distance: the fewest single-character insertions, deletions and substitutions from `a` to `b`. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
 }
 
 /**
@@ -54,7 +96,7 @@ export interface SettingNames {
  * base URL name it, for a caller whose config is not the stack's (an explicit provider's `baseUrl` argument).
  */
 export function resolveSettings(config: ConfigLookup, env: NodeJS.ProcessEnv = process.env, names: SettingNames = {}): ProviderSettings {
-  const { baseUrl: baseUrlName = BASE_URL_NAME, sandboxCommand = SANDBOX_COMMANDS.npm } = names;
+  const { baseUrl: baseUrlName = BASE_URL_NAME, sandboxCommand = SANDBOX_COMMANDS.npm, misspelt = [] } = names;
   const pick = (setting: keyof typeof CONFIG_KEYS): string | undefined => {
     const { key, env: name } = CONFIG_KEYS[setting];
     const value = config(key) ?? env[name];
@@ -73,7 +115,7 @@ export function resolveSettings(config: ConfigLookup, env: NodeJS.ProcessEnv = p
     missing.push("the API key: `pulumi config set proxy:apiKey <key> --secret` or PROXY_API_KEY");
   }
   if (baseUrl === undefined || apiKey === undefined) {
-    throw new ConfigurationError(`The proxy provider is not configured. Set ${missing.join("; and ")}.`);
+    throw new ConfigurationError(`The proxy provider is not configured. Set ${missing.join("; and ")}.${misspeltHint(misspelt)}`);
   }
   checkBaseUrl(baseUrl, baseUrlName);
   return { baseUrl: baseUrl.replace(/\/+$/, ""), apiKey, maxRateShare: rateShare(pick("maxRateShare")) };
@@ -187,6 +229,7 @@ export function settingsProblem(values: Record<string, unknown>, env: NodeJS.Pro
     resolveSettings((key) => given(settingOf(key) ?? key), env, {
       baseUrl: explicit ? `The baseUrl of provider "${providerName}"` : undefined,
       sandboxCommand: SANDBOX_COMMANDS.plugin,
+      misspelt: misspeltSettings(Object.keys(values).map((name) => `proxy:${name}`)),
     });
     return undefined;
   } catch (error) {

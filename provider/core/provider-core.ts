@@ -7,7 +7,7 @@ import { AuthenticationError, PermissionError } from "../../client/errors";
 import type { ClientOptions, RetryEvent } from "../../client/request";
 import { processCallTracer } from "../../tracing";
 import { processAccounts, type Account, type Accounts } from "../api/account";
-import { ConfigurationError, resolveSettings, type ConfigLookup, type SettingNames } from "./config";
+import { ConfigurationError, misspeltHint, misspeltSettings, resolveSettings, type ConfigLookup, type MisspeltSetting, type SettingNames } from "./config";
 import { formatDuration, parseDuration } from "../shared/duration";
 import { checkFields, withDefaults, type ResourceSpec } from "../schema/fields";
 import type { CheckLimits } from "./health-check";
@@ -20,6 +20,9 @@ const STORED_CONFIG_ADVICE =
   "During `pulumi refresh` and `pulumi destroy`, Pulumi runs the provider with the stack configuration stored in the " +
   "state by the last `pulumi up`, not the one you have now. If you rotated the key, run `pulumi up` or " +
   "`pulumi refresh --run-program` to apply the new one.";
+
+/** The misspelt settings this process has warned of (ProviderCore.configure). */
+const warnedMisspelt = new Set<string>();
 
 /** What the provider methods depend on; tests replace parts of it. */
 export interface ProviderOptions {
@@ -50,7 +53,14 @@ export interface ProviderSeams {
 
 /** Where `configure` reads the `proxy:*` settings: the stack's config, or a provider plugin's own settings. */
 export interface ConfigureArgs {
-  config: { get(key: string): string | undefined };
+  config: {
+    get(key: string): string | undefined;
+    /**
+     * Every config value, by key, to name a misspelt setting. The dynamic provider host's `Config` carries the stack's
+     * whole config here (`cmd/dynamic-provider/config.js` of @pulumi/pulumi); the plugin passes its own.
+     */
+    readonly rawConfig?: Readonly<Record<string, unknown>>;
+  };
 }
 
 /** Options of one create or update, from the engine rather than the inputs. */
@@ -68,6 +78,7 @@ export class ProviderCore {
   readonly clock: Clock;
   readonly flow: PurchaseFlow;
   private lookup: ConfigLookup = () => undefined;
+  private misspelt: MisspeltSetting[] = [];
 
   private readonly seams: ProviderSeams;
 
@@ -106,12 +117,22 @@ export class ProviderCore {
 
   /** How messages about the settings name things for this front end's users. */
   private names(): SettingNames {
-    return { sandboxCommand: this.options.sandboxCommand };
+    return { sandboxCommand: this.options.sandboxCommand, misspelt: this.misspelt };
   }
 
-  /** Receives the settings once per provider process: the stack's config, or a provider plugin's own settings. */
+  /**
+   * Receives the settings once per provider process: the stack's config, or a provider plugin's own settings. A key
+   * that looks like a setting misspelt is named: in the error of a setting that is missing, else in one warning.
+   */
   configure(req: ConfigureArgs): void {
     this.lookup = (key) => req.config.get(key);
+    this.misspelt = misspeltSettings(Object.keys(req.config.rawConfig ?? {}));
+    const hint = misspeltHint(this.misspelt);
+    // Once per process: every resource's provider object is configured with the same settings.
+    if (hint && this.configFailures().length === 0 && !warnedMisspelt.has(hint)) {
+      warnedMisspelt.add(hint);
+      this.log.warn(`proxy:${hint}`);
+    }
   }
 
   /**

@@ -61,6 +61,16 @@ describe("no paid order leaves the state unless its absence is certain (real CLI
     expect(posts()).toBe(before);
   }, 120_000);
 
+  it("a misspelt proxy:baseURL fails the preview naming the setting it may mean", async () => {
+    await stack.program.run(["config", "rm", "proxy:baseUrl"]);
+    await stack.program.config("proxy:baseURL", stack.sandbox.url);
+    const preview = await stack.program.run(["preview", "--non-interactive"], { allowFailure: true });
+    expect(preview.code).not.toBe(0);
+    expect(preview.stdout + preview.stderr).toContain("`proxy:baseURL` is set, but it is not a setting of this provider: did you mean `proxy:baseUrl`?");
+    await stack.program.run(["config", "rm", "proxy:baseURL"]);
+    await stack.program.config("proxy:baseUrl", stack.sandbox.url);
+  }, 120_000);
+
   it("a base URL ending in /v1 fails the preview with the fix, before anything is sent", async () => {
     await stack.program.config("proxy:baseUrl", `${stack.sandbox.url}/v1`);
     const requests = stack.sandbox.requests.length;

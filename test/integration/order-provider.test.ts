@@ -85,6 +85,23 @@ describe("check", () => {
   });
 });
 
+describe("a misspelt setting", () => {
+  it("is named in the error of the setting it misses, and in one warning when nothing is missing", async () => {
+    const url = sandbox.current.url;
+    const configured = async (config: Record<string, string>) => {
+      const lines: string[] = [];
+      const p = createOrderProvider({ log: { info: () => undefined, warn: (m) => lines.push(m) }, testing: { env: {}, clock: sandboxClock(() => sandbox.current), accounts: accounts.current } });
+      await p.configure({ config: { get: (k) => config[k], rawConfig: config } });
+      return { failures: (await p.check({}, { planId: "dc-us-5", idempotencyKey: "k" })).failures, lines };
+    };
+    const missing = await configured({ "proxy:baseURL": url, "proxy:apiKey": sandbox.current.apiKey });
+    expect(missing.failures).toEqual([{ property: "", reason: expect.stringMatching(/not configured.*`proxy:baseURL` is set, but it is not a setting of this provider: did you mean `proxy:baseUrl`\?/s) }]);
+    const extra = await configured({ "proxy:baseUrl": url, "proxy:apiKey": sandbox.current.apiKey, "proxy:maxRateshare": "50" });
+    expect(extra.failures).toEqual([]);
+    expect(extra.lines).toEqual([expect.stringContaining("`proxy:maxRateshare` is set, but it is not a setting of this provider: did you mean `proxy:maxRateShare`?")]);
+  });
+});
+
 describe("check of the key (preview and up alike)", () => {
   const seams = (env: Record<string, string>, extra: ProviderSeams = {}) => ({ env, clock: sandboxClock(() => sandbox.current), accounts: accounts.current, ...extra });
 

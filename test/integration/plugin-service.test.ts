@@ -82,6 +82,8 @@ describe("the plugin service", () => {
     expect(missing.getFailuresList().map((f) => f.getReason())).toEqual([expect.stringMatching(/proxy:baseUrl.*PROXY_API_BASE_URL.*proxy:apiKey/s)]);
     const clear = await call<rpc.CheckResponse>(client.checkConfig, new rpc.CheckRequest().setNews(struct({ baseUrl: "http://api.example.com", apiKey: "k" })));
     expect(clear.getFailuresList().map((f) => f.getReason())).toEqual([expect.stringContaining("clear text")]);
+    const misspelt = await call<rpc.CheckResponse>(client.checkConfig, new rpc.CheckRequest().setNews(struct({ baseURL: sandbox.current.url, apiKey: "k" })));
+    expect(misspelt.getFailuresList().map((f) => f.getReason())).toEqual([expect.stringMatching(/`proxy:baseURL` is set, but it is not a setting of this provider: did you mean `proxy:baseUrl`\?/)]);
     const good = await call<rpc.CheckResponse>(client.checkConfig, new rpc.CheckRequest().setNews(struct({ baseUrl: sandbox.current.url, apiKey: "k" })));
     expect(good.getFailuresList()).toEqual([]);
     expect(good.getInputs()?.toJavaScript()).toEqual({ baseUrl: sandbox.current.url, apiKey: { ...SECRET, value: "k" } });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkBaseUrl, ConfigurationError, isLoopback, resolveSettings, SANDBOX_COMMANDS } from "../../provider/core/config";
+import { checkBaseUrl, ConfigurationError, isLoopback, misspeltSettings, resolveSettings, SANDBOX_COMMANDS } from "../../provider/core/config";
 
 describe("settings", () => {
   it("prefers the stack's config to the environment, and trims a trailing slash", () => {
@@ -44,6 +44,28 @@ describe("settings", () => {
     expect(missing()).toContain("`npx pulumi-proxy-sandbox`");
     expect(missing({ sandboxCommand: SANDBOX_COMMANDS.plugin })).toContain("`pulumi-resource-proxy sandbox`");
     expect(missing({ sandboxCommand: SANDBOX_COMMANDS.plugin })).not.toContain("npx");
+  });
+});
+
+describe("misspelt settings", () => {
+  it("names a proxy: key within two edits of a setting, whatever its case, and leaves every other key alone", () => {
+    const keys = ["proxy:baseURL", "proxy:apikey", "proxy:maxRateShares", "proxy:baseUrl", "proxy:region", "aws:baseURL", "shop:apiKey"];
+    expect(misspeltSettings(keys)).toEqual([
+      { given: "proxy:baseURL", meant: "proxy:baseUrl" },
+      { given: "proxy:apikey", meant: "proxy:apiKey" },
+      { given: "proxy:maxRateShares", meant: "proxy:maxRateShare" },
+    ]);
+  });
+
+  it("adds to a missing setting's message the key that may have been meant", () => {
+    const message = (() => {
+      try {
+        resolveSettings(() => undefined, { PROXY_API_KEY: "k" }, { misspelt: misspeltSettings(["proxy:baseURL"]) });
+      } catch (e) {
+        return (e as Error).message;
+      }
+    })();
+    expect(message).toMatch(/not configured\. Set the API base URL.*`proxy:baseURL` is set, but it is not a setting of this provider: did you mean `proxy:baseUrl`\?$/s);
   });
 });
 
