@@ -105,6 +105,7 @@ export class OrderProvider implements Omit<Engine, "read"> {
     // The order exists from here on: whatever fails now, the engine records it (a partial create).
     try {
       const created = settleOrder(inputs, outcome, origin);
+      this.warnRenewalLoop(created.outs);
       return engineValue({ id: created.id, outs: await this.withHealth(created.outs, inputs, true, limits) });
     } catch (error) {
       if (error instanceof PartialOrderError || outcome.kind === "failed") throw error;
@@ -205,6 +206,16 @@ export class OrderProvider implements Omit<Engine, "read"> {
     const checked = { ...outs, health };
     if (gate && shortfall) throw new PartialOrderError(shortfall, outs.orderId, partialProperties(checked, inputs));
     return checked;
+  }
+
+  /**
+   * A `renewBefore` as long as the order's whole lifetime, told by the up that bought it, as soon as that lifetime is
+   * known (the API has no plan catalogue to tell it before): such a window would make every renewal due at once.
+   */
+  private warnRenewalLoop(outs: OrderOutputs): void {
+    const expiry = assessExpiry(outs, this.core.clock.now());
+    const said = expiry.kind === "refused" ? expiryMessage(outs.orderId, outs.planId, expiry, outs.renewBefore) : undefined;
+    if (said) this.core.log.warn(said);
   }
 
   /**

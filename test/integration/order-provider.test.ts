@@ -203,6 +203,15 @@ describe("create", () => {
     expect(sandbox.current.createdOrders).toHaveLength(1);
   });
 
+  it("warns, as soon as the order's lifetime is known, of a renewBefore as long as it (every renewal would be due at once)", async () => {
+    const { p, lines } = provider();
+    await p.create(inputs({ renewBefore: "31d" }));
+    expect(lines.filter((l) => l.startsWith("warn"))).toEqual([expect.stringMatching(/not renewing order ord_\S+ \(plan dc-us-5\): renewBefore \(31d\) is at least its whole lifetime/)]);
+    const quiet = provider();
+    await quiet.p.create(inputs({ renewBefore: "3d", idempotencyKey: "other-key" }));
+    expect(quiet.lines.filter((l) => l.startsWith("warn"))).toEqual([]);
+  });
+
   it("returns at once without waiting when waitForReady is false", async () => {
     const { p } = provider();
     const { outs } = await p.create(inputs({ waitForReady: false }));
