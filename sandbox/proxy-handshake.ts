@@ -42,9 +42,8 @@ async function httpConnect(reader: Reader, socket: Socket, accepts: (user: strin
     socket.write("HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
     return undefined;
   }
-  if (open) {
-    // Allow-listed by IP: no authentication asked for; credentials sent anyway are ignored, as such servers do.
-  } else if (credentials === undefined || !accepts(user, pass.join(":"))) {
+  // Allow-listed by IP (`open`): no authentication asked for; credentials sent anyway are ignored, as such servers do.
+  if (!open && (credentials === undefined || !accepts(user, pass.join(":")))) {
     socket.write('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="sandbox"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
     return undefined;
   }

@@ -18,13 +18,13 @@ import { ProvisioningTimes, type PlanProvisioningTimes } from "./provisioning";
 import { PurchaseTally, type ProviderLog } from "./rate-limit-report";
 import { successorKey, type Predecessor } from "../state/renewal";
 
-/** One API account's client and what the process learned and shares about it; see the module's comment. */
 /**
- * How long the check of the key at preview waits for the API: past it, the preview warns and goes on. Long enough for
- * an API under load (its retries of a `503` included), short against the minutes a CI preview may take.
+ * How long the check of the key waits for the API: past it, a warning, and the preview (or up) goes on. Long enough
+ * for an API under load (its retries of a `503` included), short against the minutes a CI preview may take.
  */
 const KEY_CHECK_MS = 15_000;
 
+/** One API account's client and what the process learned and shares about it; see the module's comment. */
 export class Account {
   /** The client of the account's calls; its budget (its own unless the options name one) is the account's. */
   readonly api: ProxyApiClient;
@@ -74,7 +74,7 @@ export class Account {
       (error: unknown) => {
         if (error instanceof AuthenticationError) return error.message;
         if (!(error instanceof ProxyError)) throw error;
-        this.summaryLog.warn(`proxy: the API key could not be checked, and the preview goes on without it: ${error.message}`);
+        this.summaryLog.warn(`proxy: the API key could not be checked, and this run goes on without it: ${error.message}`);
         return undefined;
       },
     );

@@ -10,8 +10,6 @@ import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { ResourceProviderClient } from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as rpc from "@pulumi/pulumi/proto/provider_pb";
-import { Status } from "@pulumi/pulumi/proto/status_pb";
-import { ErrorResourceInitFailed } from "@pulumi/pulumi/proto/provider_pb";
 import { specialSecretSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { reveal } from "../../plugin/properties";
@@ -22,13 +20,6 @@ import { REPO_ROOT } from "./pulumi";
 /** Properties as a program sees them: secrets revealed. */
 export type Props = Record<string, unknown>;
 
-/** What a failed create or update recorded, when the engine would record the resource (a partial result). */
-export interface Partial {
-  message: string;
-  id?: string;
-  properties?: Props;
-}
-
 /** One front end, called as the engine calls it. */
 export interface EngineFront {
   readonly name: "dynamic provider" | "plugin";
@@ -37,8 +28,6 @@ export interface EngineFront {
   update(kind: "ProxyOrder" | "ProxyFleet", id: string, olds: Props, news: Props): Promise<Props>;
   /** Invokes a function (the plugin only: dynamic providers have no invokes): its result, revealed, and its secret keys. */
   invoke?(token: string, args: Props): Promise<{ result: Props; secret: string[] }>;
-  /** The error of a failed call, as the engine reads it. */
-  failure(error: unknown): Partial;
   close(): Promise<void>;
 }
 
@@ -48,15 +37,6 @@ const isSecret = (value: unknown) => typeof value === "object" && value !== null
 function unary<Res>(client: ResourceProviderClient, method: keyof ResourceProviderClient, req: unknown): Promise<Res> {
   const fn = client[method] as unknown as (req: unknown, cb: (e: grpc.ServiceError | null, r: Res) => void) => unknown;
   return new Promise((resolve, reject) => fn.call(client, req, (error, response) => (error ? reject(error) : resolve(response))));
-}
-
-function failureOf(error: unknown): Partial {
-  const e = error as grpc.ServiceError;
-  const details = e.metadata?.get("grpc-status-details-bin")?.[0];
-  if (!details) return { message: e.details ?? String(error) };
-  const status = Status.deserializeBinary(details as Buffer);
-  const init = status.getDetailsList()[0]?.unpack(ErrorResourceInitFailed.deserializeBinary, "pulumirpc.ErrorResourceInitFailed");
-  return { message: status.getMessage(), id: init?.getId(), properties: reveal(init?.getProperties()?.toJavaScript() ?? {}) as Props };
 }
 
 function frontOn(name: EngineFront["name"], client: ResourceProviderClient, urn: (kind: string) => string, providerOf: (kind: string) => Props, stop: () => Promise<void>): EngineFront {
@@ -76,7 +56,6 @@ function frontOn(name: EngineFront["name"], client: ResourceProviderClient, urn:
       const request = new rpc.UpdateRequest().setUrn(urn(kind)).setId(id).setOlds(struct({ ...olds, ...providerOf(kind) })).setNews(struct({ ...news, ...providerOf(kind) }));
       return reveal((await call<rpc.UpdateResponse>("update", request)).getProperties()?.toJavaScript() ?? {}) as Props;
     },
-    failure: failureOf,
     close: async () => {
       client.close();
       await stop();

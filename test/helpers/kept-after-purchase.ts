@@ -6,13 +6,8 @@
 import { afterAll, beforeAll, expect } from "vitest";
 import { startSandbox, type Sandbox } from "../../sandbox";
 import { startDeviantApi, type DeviantApi } from "./deviant-api";
+import { orderIdsInState, type FrontTypes } from "./minimal-records";
 import { PulumiProgram } from "./pulumi";
-
-/** The type tokens of the front end's ProxyOrder and ProxyFleet. */
-export interface FrontTypes {
-  order: string;
-  fleet: string;
-}
 
 /** A stack of `programPath` (a ProxyOrder of dc-us-5 and a fleet of two mobile-fr-1 orders) behind such an API. */
 export function useUnreadablePurchases(programPath: string, prepare: (program: PulumiProgram) => Promise<void> | void = () => undefined) {
@@ -43,17 +38,11 @@ export async function expectOrdersKept(held: { sandbox: Sandbox; program: Pulumi
   expect(said).toContain("recorded in the state");
   const bought = sandbox.createdOrders.map((o) => o.id).sort();
   expect(bought).toHaveLength(3);
-  const orderIds = async () => {
-    const { resources } = await program.exportState();
-    const order = resources.find((r) => r.type === types.order);
-    const fleet = resources.find((r) => r.type === types.fleet);
-    return [order?.outputs?.orderId, ...((fleet?.outputs?.members ?? []) as Array<{ orderId: string }>).map((m) => m.orderId)].sort();
-  };
-  expect(await orderIds()).toEqual(bought);
+  expect(await orderIdsInState(program, types)).toEqual(bought);
 
   await program.up();
   expect(sandbox.createdOrders).toHaveLength(3);
-  expect(await orderIds()).toEqual(bought);
+  expect(await orderIdsInState(program, types)).toEqual(bought);
   expect(await program.outputs()).toMatchObject({ health: { healthy: 5, total: 5 }, fleetHealth: { healthy: 2, total: 2 } });
   await program.preview("--expect-no-changes");
 }

@@ -4,12 +4,21 @@
  * of two mobile-fr-1 orders, each checked through its proxies.
  */
 import { expect } from "vitest";
+import type { PulumiProgram } from "./pulumi";
 import type { StackUnderTest } from "./stack";
 
 /** The type tokens of the front end's ProxyOrder and ProxyFleet. */
 export interface FrontTypes {
   order: string;
   fleet: string;
+}
+
+/** The ids of the orders the state holds: the ProxyOrder's and every fleet member's, sorted. */
+export async function orderIdsInState(program: PulumiProgram, types: FrontTypes): Promise<unknown[]> {
+  const { resources } = await program.exportState();
+  const order = resources.find((r) => r.type === types.order);
+  const fleet = resources.find((r) => r.type === types.fleet);
+  return [order?.outputs?.orderId, ...((fleet?.outputs?.members ?? []) as Array<{ orderId: string }>).map((m) => m.orderId)].sort();
 }
 
 /**
@@ -22,11 +31,7 @@ export async function expectMinimalRecordsKept({ program, sandbox }: StackUnderT
   expect(up.changeSummary).toMatchObject({ create: 3 });
   const bought = sandbox.createdOrders.map((o) => o.id).sort();
   expect(bought).toHaveLength(3);
-  const state = await program.exportState();
-  const order = state.resources.find((r) => r.type === types.order);
-  const fleet = state.resources.find((r) => r.type === types.fleet);
-  const held = [order?.outputs?.orderId, ...((fleet?.outputs?.members ?? []) as Array<{ orderId: string }>).map((m) => m.orderId)];
-  expect(held.sort()).toEqual(bought);
+  expect(await orderIdsInState(program, types)).toEqual(bought);
 
   const outputs = await program.outputs({ showSecrets: true });
   const wire = [...sandbox.state.orders.values()].find((o) => o.id === outputs.orderId)?.proxies ?? [];
