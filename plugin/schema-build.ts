@@ -5,6 +5,7 @@
  */
 import { FUNCTIONS, OBJECT_TYPES, PROVIDER_SETTINGS, RESOURCES } from "../provider/schema/definitions";
 import type { FieldSpec, Fields, FunctionSpec, ResourceSpec } from "../provider/schema/fields";
+import { examplesSection } from "./schema-examples";
 
 /** What the package says of itself, and how each language's SDK is named. */
 const PACKAGE = {
@@ -72,9 +73,10 @@ function required(names: string[]): { required?: string[] } {
   return names.length > 0 ? { required: names } : {};
 }
 
-function resource(spec: ResourceSpec): Record<string, unknown> {
+function resource(spec: ResourceSpec, root: string): Record<string, unknown> {
+  const examples = examplesSection(root, spec.token.split(":").pop() ?? "");
   return {
-    description: `${spec.description} ${spec.importing}`,
+    description: `${spec.description} ${spec.importing}${examples ? `\n\n${examples}` : ""}`,
     inputProperties: properties(spec.inputs),
     requiredInputs: named(spec.inputs, ["required"]),
     properties: { ...properties(spec.inputs), ...properties(spec.outputs) },
@@ -104,20 +106,20 @@ function objectTypes(): Record<string, unknown> {
   return types;
 }
 
-/** The package schema, without its version (the plugin adds the package's own). */
-export function buildSchema(): Record<string, unknown> {
+/** The package schema, without its version (the plugin adds the package's own), with the examples under `root`. */
+export function buildSchema(root: string): Record<string, unknown> {
   return {
     ...PACKAGE,
     config: { variables: properties(PROVIDER_SETTINGS.inputs) },
     provider: { description: PROVIDER_SETTINGS.description, inputProperties: properties(PROVIDER_SETTINGS.inputs) },
     types: objectTypes(),
-    resources: Object.fromEntries(RESOURCES.map((spec) => [spec.token, resource(spec)])),
+    resources: Object.fromEntries(RESOURCES.map((spec) => [spec.token, resource(spec, root)])),
     functions: Object.fromEntries(FUNCTIONS.map((spec) => [spec.token, invoke(spec)])),
     language: LANGUAGE,
   };
 }
 
-/** The text of plugin/schema.json. */
-export function schemaFileText(): string {
-  return `${JSON.stringify(buildSchema(), null, 2)}\n`;
+/** The text of plugin/schema.json, from the repository at `root`. */
+export function schemaFileText(root: string): string {
+  return `${JSON.stringify(buildSchema(root), null, 2)}\n`;
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm run gen`: rewrites everything generated in this repository from its one source, in this order:
-//   plugin/schema.json             from provider/schema/definitions.ts (plugin/schema-build.ts)
+//   plugin/schema.json             from provider/schema/definitions.ts and plugin/examples/ (plugin/schema-build.ts)
+//   docs/examples.md               from plugin/examples/ (plugin/schema-examples.ts)
 //   dynamic-sdk/proxy-order.ts,
 //   dynamic-sdk/proxy-fleet.ts     from provider/schema/definitions.ts (scripts/lib/dynamic-sdk.mjs)
 //   docs/resources.md's tables     from provider/schema/definitions.ts (scripts/lib/reference.mjs)
@@ -27,6 +28,7 @@ async function sources() {
   const entry = [
     `export * as definitions from "./provider/schema/definitions";`,
     `export { schemaFileText } from "./plugin/schema-build";`,
+    `export { examplesPage } from "./plugin/schema-examples";`,
     `export { openApiText } from "./contract/openapi";`,
     `export { recordTypesText } from "./contract/records-build";`,
   ].join("\n");
@@ -49,9 +51,10 @@ const write = (path, text) => {
   console.log(`gen: ${path}`);
 };
 
-const { definitions, schemaFileText, openApiText, recordTypesText } = await sources();
+const { definitions, schemaFileText, examplesPage, openApiText, recordTypesText } = await sources();
 write("contract/records.ts", recordTypesText());
-write("plugin/schema.json", schemaFileText());
+write("plugin/schema.json", schemaFileText(root));
+write("docs/examples.md", examplesPage(root));
 for (const [path, text] of Object.entries(dynamicSdkFiles(definitions))) write(path, text);
 write("docs/resources.md", withReferenceTables(readFileSync(join(root, "docs", "resources.md"), "utf8"), definitions));
 write("docs/openapi.json", openApiText());

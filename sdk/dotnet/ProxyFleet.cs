@@ -14,6 +14,41 @@ namespace PulumiProxy.Proxy
     /// A fleet of orders of one plan, as one resource.
     /// 
     /// It buys its members together, in the time the API's rate limit allows rather than one of the engine's `--parallel` slots per order, and changes only the members that must change: new slots buy, a failed, cancelled, expired or due member is replaced alone. The API cannot cancel orders, so deleting it, or lowering `orders`, only stops tracking them. `pulumi import proxy:index:ProxyFleet &lt;name&gt; ord_a,ord_b,...` tracks existing orders.
+    /// 
+    /// ## Example Usage
+    /// ### A fleet renewed and kept healthy
+    /// 
+    /// ```csharp
+    /// using System.Collections.Generic;
+    /// using Pulumi;
+    /// using Proxy = PulumiProxy.Proxy;
+    /// 
+    /// return await Deployment.RunAsync(() =&gt;
+    /// {
+    ///     // Twenty orders of the plan dc-us-5, each renewed three days before it expires. Once ready, the proxies are checked
+    ///     // through themselves: at least 90% must answer, and up to two failing members are replaced per `pulumi up`.
+    ///     var fleet = new Proxy.ProxyFleet("scrapers", new()
+    ///     {
+    ///         PlanId = "dc-us-5",
+    ///         Orders = 20,
+    ///         RenewBefore = "3d",
+    ///         HealthCheck = new Proxy.Inputs.HealthCheckArgs
+    ///         {
+    ///             Target = "https://api.ipify.org?format=json",
+    ///             MinHealthy = "90%",
+    ///         },
+    ///         ReplaceUnhealthy = 2,
+    ///     });
+    /// 
+    ///     return new Dictionary&lt;string, object?&gt;
+    ///     {
+    ///         ["members"] = fleet.Members,
+    ///         ["proxies"] = fleet.Proxies,
+    ///         // Secret, in the same order as `proxies`.
+    ///         ["credentials"] = fleet.Credentials,
+    ///     };
+    /// });
+    /// ```
     /// </summary>
     [ProxyResourceType("proxy:index:ProxyFleet")]
     public partial class ProxyFleet : global::Pulumi.CustomResource

@@ -14,6 +14,33 @@ namespace PulumiProxy.Proxy
     /// A purchase of one proxy plan.
     /// 
     /// Creating it buys the plan and (by default) waits until its proxies are ready. The API cannot cancel orders, so deleting it only stops tracking the order: the purchase stays active. `pulumi import proxy:index:ProxyOrder &lt;name&gt; &lt;order id&gt;` tracks an existing order.
+    /// 
+    /// ## Example Usage
+    /// ### An order renewed before it expires
+    /// 
+    /// ```csharp
+    /// using System.Collections.Generic;
+    /// using Pulumi;
+    /// using Proxy = PulumiProxy.Proxy;
+    /// 
+    /// return await Deployment.RunAsync(() =&gt;
+    /// {
+    ///     // One order of the plan dc-us-5, renewed by a new purchase a week before it expires.
+    ///     var order = new Proxy.ProxyOrder("order", new()
+    ///     {
+    ///         PlanId = "dc-us-5",
+    ///         RenewBefore = "7d",
+    ///     });
+    /// 
+    ///     return new Dictionary&lt;string, object?&gt;
+    ///     {
+    ///         ["orderId"] = order.OrderId,
+    ///         ["proxies"] = order.Proxies,
+    ///         // Secret: each proxy's address, and its username and password when the plan has them.
+    ///         ["credentials"] = order.Credentials,
+    ///     };
+    /// });
+    /// ```
     /// </summary>
     [ProxyResourceType("proxy:index:ProxyOrder")]
     public partial class ProxyOrder : global::Pulumi.CustomResource

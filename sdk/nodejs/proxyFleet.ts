@@ -10,6 +10,31 @@ import * as utilities from "./utilities";
  * A fleet of orders of one plan, as one resource.
  *
  * It buys its members together, in the time the API's rate limit allows rather than one of the engine's `--parallel` slots per order, and changes only the members that must change: new slots buy, a failed, cancelled, expired or due member is replaced alone. The API cannot cancel orders, so deleting it, or lowering `orders`, only stops tracking them. `pulumi import proxy:index:ProxyFleet <name> ord_a,ord_b,...` tracks existing orders.
+ *
+ * ## Example Usage
+ * ### A fleet renewed and kept healthy
+ *
+ * ```typescript
+ * import * as proxy from "@pulumi-proxy/proxy";
+ *
+ * // Twenty orders of the plan dc-us-5, each renewed three days before it expires. Once ready, the proxies are checked
+ * // through themselves: at least 90% must answer, and up to two failing members are replaced per `pulumi up`.
+ * const fleet = new proxy.ProxyFleet("scrapers", {
+ *     planId: "dc-us-5",
+ *     orders: 20,
+ *     renewBefore: "3d",
+ *     healthCheck: {
+ *         target: "https://api.ipify.org?format=json",
+ *         minHealthy: "90%",
+ *     },
+ *     replaceUnhealthy: 2,
+ * });
+ *
+ * export const members = fleet.members;
+ * export const proxies = fleet.proxies;
+ * // Secret, in the same order as `proxies`.
+ * export const credentials = fleet.credentials;
+ * ```
  */
 export class ProxyFleet extends pulumi.CustomResource {
     /**

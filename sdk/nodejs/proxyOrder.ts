@@ -10,6 +10,24 @@ import * as utilities from "./utilities";
  * A purchase of one proxy plan.
  *
  * Creating it buys the plan and (by default) waits until its proxies are ready. The API cannot cancel orders, so deleting it only stops tracking the order: the purchase stays active. `pulumi import proxy:index:ProxyOrder <name> <order id>` tracks an existing order.
+ *
+ * ## Example Usage
+ * ### An order renewed before it expires
+ *
+ * ```typescript
+ * import * as proxy from "@pulumi-proxy/proxy";
+ *
+ * // One order of the plan dc-us-5, renewed by a new purchase a week before it expires.
+ * const order = new proxy.ProxyOrder("order", {
+ *     planId: "dc-us-5",
+ *     renewBefore: "7d",
+ * });
+ *
+ * export const orderId = order.orderId;
+ * export const proxies = order.proxies;
+ * // Secret: each proxy's address, and its username and password when the plan has them.
+ * export const credentials = order.credentials;
+ * ```
  */
 export class ProxyOrder extends pulumi.CustomResource {
     /**

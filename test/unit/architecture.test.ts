@@ -58,9 +58,13 @@ const PARTS = {
 
 const BUILTINS = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
 
+/** Users' programs shown in the docs (plugin/examples/): they import the published SDK, not the package's parts. */
+const USER_PROGRAMS = join(REPO_ROOT, "plugin", "examples");
+
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
+    if (path === USER_PROGRAMS) return [];
     if (entry.isDirectory()) return sourceFiles(path);
     return /\.(ts|d\.ts)$/.test(entry.name) ? [path] : [];
   });

@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { schemaFileText } from "../../plugin/schema-build";
+import { examplesPage } from "../../plugin/schema-examples";
 import { PROXY_FLEET, PROXY_ORDER } from "../../provider/schema/definitions";
 import { FLEET_OUTPUT_ONLY_PROPERTIES } from "../../provider/state/fleet-state";
 import { OUTPUT_ONLY_PROPERTIES } from "../../provider/state/order-state";
@@ -17,8 +18,12 @@ const committed = readFileSync(join(REPO_ROOT, "plugin", "schema.json"), "utf8")
 const schema = JSON.parse(committed) as { resources: Record<string, { inputProperties: object; properties: Record<string, { secret?: boolean }> }> };
 
 describe("plugin/schema.json", () => {
-  it("is what the resources' descriptions make (run `npm run gen` after changing provider/schema/definitions.ts)", () => {
-    expect(committed).toBe(schemaFileText());
+  it("is what the resources' descriptions and examples make (run `npm run gen` after changing provider/schema/definitions.ts or plugin/examples/)", () => {
+    expect(committed).toBe(schemaFileText(REPO_ROOT));
+  });
+
+  it("docs/examples.md is what plugin/examples/ makes (run `npm run gen` after changing an example)", () => {
+    expect(readFileSync(join(REPO_ROOT, "docs", "examples.md"), "utf8")).toBe(examplesPage(REPO_ROOT));
   });
 
   it("shows every input and output of each resource, and only those, with credentials secret", () => {

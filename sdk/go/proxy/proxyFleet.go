@@ -15,6 +15,46 @@ import (
 // A fleet of orders of one plan, as one resource.
 //
 // It buys its members together, in the time the API's rate limit allows rather than one of the engine's `--parallel` slots per order, and changes only the members that must change: new slots buy, a failed, cancelled, expired or due member is replaced alone. The API cannot cancel orders, so deleting it, or lowering `orders`, only stops tracking them. `pulumi import proxy:index:ProxyFleet <name> ord_a,ord_b,...` tracks existing orders.
+//
+// ## Example Usage
+// ### A fleet renewed and kept healthy
+//
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/pulumi-proxy/pulumi-proxy/sdk/go/proxy"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			// Twenty orders of the plan dc-us-5, each renewed three days before it expires. Once ready, the proxies are
+//			// checked through themselves: at least 90% must answer, and up to two failing members are replaced per `pulumi up`.
+//			fleet, err := proxy.NewProxyFleet(ctx, "scrapers", &proxy.ProxyFleetArgs{
+//				PlanId:      pulumi.String("dc-us-5"),
+//				Orders:      pulumi.Int(20),
+//				RenewBefore: pulumi.String("3d"),
+//				HealthCheck: &proxy.HealthCheckArgs{
+//					Target:     pulumi.String("https://api.ipify.org?format=json"),
+//					MinHealthy: pulumi.String("90%"),
+//				},
+//				ReplaceUnhealthy: pulumi.Int(2),
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			ctx.Export("members", fleet.Members)
+//			ctx.Export("proxies", fleet.Proxies)
+//			// Secret, in the same order as `proxies`.
+//			ctx.Export("credentials", fleet.Credentials)
+//			return nil
+//		})
+//	}
+//
+// ```
 type ProxyFleet struct {
 	pulumi.CustomResourceState
 

@@ -15,6 +15,39 @@ import (
 // A purchase of one proxy plan.
 //
 // Creating it buys the plan and (by default) waits until its proxies are ready. The API cannot cancel orders, so deleting it only stops tracking the order: the purchase stays active. `pulumi import proxy:index:ProxyOrder <name> <order id>` tracks an existing order.
+//
+// ## Example Usage
+// ### An order renewed before it expires
+//
+// ```go
+// package main
+//
+// import (
+//
+//	"github.com/pulumi-proxy/pulumi-proxy/sdk/go/proxy"
+//	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+//
+// )
+//
+//	func main() {
+//		pulumi.Run(func(ctx *pulumi.Context) error {
+//			// One order of the plan dc-us-5, renewed by a new purchase a week before it expires.
+//			order, err := proxy.NewProxyOrder(ctx, "order", &proxy.ProxyOrderArgs{
+//				PlanId:      pulumi.String("dc-us-5"),
+//				RenewBefore: pulumi.String("7d"),
+//			})
+//			if err != nil {
+//				return err
+//			}
+//			ctx.Export("orderId", order.OrderId)
+//			ctx.Export("proxies", order.Proxies)
+//			// Secret: each proxy's address, and its username and password when the plan has them.
+//			ctx.Export("credentials", order.Credentials)
+//			return nil
+//		})
+//	}
+//
+// ```
 type ProxyOrder struct {
 	pulumi.CustomResourceState
 

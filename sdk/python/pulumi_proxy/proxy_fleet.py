@@ -177,6 +177,31 @@ class ProxyFleet(pulumi.CustomResource):
 
         It buys its members together, in the time the API's rate limit allows rather than one of the engine's `--parallel` slots per order, and changes only the members that must change: new slots buy, a failed, cancelled, expired or due member is replaced alone. The API cannot cancel orders, so deleting it, or lowering `orders`, only stops tracking them. `pulumi import proxy:index:ProxyFleet <name> ord_a,ord_b,...` tracks existing orders.
 
+        ## Example Usage
+        ### A fleet renewed and kept healthy
+
+        ```python
+        import pulumi
+        import pulumi_proxy as proxy
+
+        # Twenty orders of the plan dc-us-5, each renewed three days before it expires. Once ready, the proxies are checked
+        # through themselves: at least 90% must answer, and up to two failing members are replaced per `pulumi up`.
+        fleet = proxy.ProxyFleet("scrapers",
+            plan_id="dc-us-5",
+            orders=20,
+            renew_before="3d",
+            health_check=proxy.HealthCheckArgs(
+                target="https://api.ipify.org?format=json",
+                min_healthy="90%",
+            ),
+            replace_unhealthy=2)
+
+        pulumi.export("members", fleet.members)
+        pulumi.export("proxies", fleet.proxies)
+        # Secret, in the same order as `proxies`.
+        pulumi.export("credentials", fleet.credentials)
+        ```
+
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[Union['HealthCheckArgs', 'HealthCheckArgsDict']] health_check: Check the proxies through themselves once the members are ready: on create, on update and on every refresh (docs/checking-proxies.md). The result is the `health` output; with `minHealthy`, create and update fail below it, and the orders stay in the state. The check runs from where Pulumi runs. Unset (the default): no check.
@@ -198,6 +223,31 @@ class ProxyFleet(pulumi.CustomResource):
         A fleet of orders of one plan, as one resource.
 
         It buys its members together, in the time the API's rate limit allows rather than one of the engine's `--parallel` slots per order, and changes only the members that must change: new slots buy, a failed, cancelled, expired or due member is replaced alone. The API cannot cancel orders, so deleting it, or lowering `orders`, only stops tracking them. `pulumi import proxy:index:ProxyFleet <name> ord_a,ord_b,...` tracks existing orders.
+
+        ## Example Usage
+        ### A fleet renewed and kept healthy
+
+        ```python
+        import pulumi
+        import pulumi_proxy as proxy
+
+        # Twenty orders of the plan dc-us-5, each renewed three days before it expires. Once ready, the proxies are checked
+        # through themselves: at least 90% must answer, and up to two failing members are replaced per `pulumi up`.
+        fleet = proxy.ProxyFleet("scrapers",
+            plan_id="dc-us-5",
+            orders=20,
+            renew_before="3d",
+            health_check=proxy.HealthCheckArgs(
+                target="https://api.ipify.org?format=json",
+                min_healthy="90%",
+            ),
+            replace_unhealthy=2)
+
+        pulumi.export("members", fleet.members)
+        pulumi.export("proxies", fleet.proxies)
+        # Secret, in the same order as `proxies`.
+        pulumi.export("credentials", fleet.credentials)
+        ```
 
         :param str resource_name: The name of the resource.
         :param ProxyFleetArgs args: The arguments to use to populate this resource's properties.

@@ -161,6 +161,24 @@ class ProxyOrder(pulumi.CustomResource):
 
         Creating it buys the plan and (by default) waits until its proxies are ready. The API cannot cancel orders, so deleting it only stops tracking the order: the purchase stays active. `pulumi import proxy:index:ProxyOrder <name> <order id>` tracks an existing order.
 
+        ## Example Usage
+        ### An order renewed before it expires
+
+        ```python
+        import pulumi
+        import pulumi_proxy as proxy
+
+        # One order of the plan dc-us-5, renewed by a new purchase a week before it expires.
+        order = proxy.ProxyOrder("order",
+            plan_id="dc-us-5",
+            renew_before="7d")
+
+        pulumi.export("orderId", order.order_id)
+        pulumi.export("proxies", order.proxies)
+        # Secret: each proxy's address, and its username and password when the plan has them.
+        pulumi.export("credentials", order.credentials)
+        ```
+
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[builtins.str] adopt_order_id: The id of an order that already exists (`ord_...`), to track it instead of buying one, for example after a lost state or a moved resource. Create reads the order, checks that it is for `planId`, and waits for it like a purchase; changing it to another order replaces the resource, and removing it later is an update in place that calls nothing. Through the plugin, `pulumi import` does the same for a new resource; dynamic resources cannot be imported, so with the dynamic provider this is the way back.
@@ -181,6 +199,24 @@ class ProxyOrder(pulumi.CustomResource):
         A purchase of one proxy plan.
 
         Creating it buys the plan and (by default) waits until its proxies are ready. The API cannot cancel orders, so deleting it only stops tracking the order: the purchase stays active. `pulumi import proxy:index:ProxyOrder <name> <order id>` tracks an existing order.
+
+        ## Example Usage
+        ### An order renewed before it expires
+
+        ```python
+        import pulumi
+        import pulumi_proxy as proxy
+
+        # One order of the plan dc-us-5, renewed by a new purchase a week before it expires.
+        order = proxy.ProxyOrder("order",
+            plan_id="dc-us-5",
+            renew_before="7d")
+
+        pulumi.export("orderId", order.order_id)
+        pulumi.export("proxies", order.proxies)
+        # Secret: each proxy's address, and its username and password when the plan has them.
+        pulumi.export("credentials", order.credentials)
+        ```
 
         :param str resource_name: The name of the resource.
         :param ProxyOrderArgs args: The arguments to use to populate this resource's properties.
