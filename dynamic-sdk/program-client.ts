@@ -8,6 +8,7 @@ import type { ProxyApiClient } from "../client/client";
 import { withoutUndefined } from "../client/request";
 import { processAccounts } from "../provider/api/account";
 import { resolveSettings } from "../provider/core/config";
+import { callLog } from "../tracing/call-log";
 
 /** Options of the Output forms, as Pulumi's own `getXOutput` functions take them. */
 export interface FunctionOutputOptions {
@@ -18,10 +19,14 @@ export interface FunctionOutputOptions {
   dependsOn?: pulumi.Input<pulumi.Input<pulumi.Resource>[]> | pulumi.Input<pulumi.Resource>;
 }
 
-/** The client of the program's account (provider/api/account.ts), configured from the `proxy:*` config or the environment. */
+/**
+ * The client of the program's account (provider/api/account.ts), configured from the `proxy:*` config or the
+ * environment. Its calls go to Pulumi's debug log (`pulumi up --debug`).
+ */
 export function programClient(): ProxyApiClient {
   // runtime.getConfig reads secrets without the plain-text warning of Config.get; the key stays in memory only.
-  return processAccounts.of(resolveSettings((key) => pulumi.runtime.getConfig(key)), pulumi.log).api;
+  const settings = resolveSettings((key) => pulumi.runtime.getConfig(key));
+  return processAccounts.of({ ...settings, tracer: callLog((line) => void pulumi.log.debug(line)) }, pulumi.log).api;
 }
 
 /**

@@ -22,8 +22,7 @@ import { secretNames } from "../provider/schema/fields";
 import { purchaseKey } from "../provider/state/idempotency";
 import type { ProviderSeams } from "../provider/core/provider-core";
 import { PartialOrderError, PROVIDER_KEY, UNKNOWN } from "../provider/shared/pulumi-host";
-import { traceOperation } from "../tracing";
-import { EngineLog } from "./engine-log";
+import { EngineLog, logCallsTo, traceOperation } from "../tracing";
 import { fromStruct, secretKeys, toStruct } from "./properties";
 import { functionType } from "./registry";
 import { schemaText } from "./schema";
@@ -225,6 +224,7 @@ function afterLogs(service: grpc.UntypedServiceImplementation, log: EngineLog): 
 /** The service's handlers. */
 export function createProviderService(options: ProviderServiceOptions = {}) {
   const engineLog = new EngineLog(options.engineAddress);
+  if (options.engineAddress) logCallsTo((line) => engineLog.debug(line));
   const state = new PluginState(options.testing, engineLog);
   const service = {
     ...packageHandlers(),

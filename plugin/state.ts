@@ -9,7 +9,7 @@ import type { ResourceIdentity } from "../provider/state/idempotency";
 import { OrderProvider, type OperationOptions, type OrderProviderOptions } from "../provider/order/order-provider";
 import type { ProviderSeams } from "../provider/core/provider-core";
 import { UNKNOWN } from "../provider/shared/pulumi-host";
-import type { EngineLog } from "./engine-log";
+import type { EngineLog } from "../tracing";
 import type { PropertyMap } from "./properties";
 import { resourceType, type ResourceMethods } from "./registry";
 

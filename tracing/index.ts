@@ -8,9 +8,11 @@
  */
 
 import type { CallTrace, CallTracer } from "../client/trace";
+import { callLog } from "./call-log";
 import type { ProcessTracing, SpanAttributes } from "./types";
 
 export type { ProcessTracing, SpanAttributes } from "./types";
+export { EngineLog, type ResourceLog } from "./engine-log";
 
 /** The variable through which the engine hands its OTLP collector's address (host:port, gRPC) to plugins. */
 export const OTLP_ENDPOINT_VARIABLE = "PULUMI_OTEL_EXPORTER_OTLP_ENDPOINT";
@@ -50,14 +52,41 @@ export async function traceOperation<T>(
 /** What a call tells when the process does not trace: nothing. */
 const UNTRACED: CallTrace = { held() {}, attempt: () => ({ end() {} }), backoff() {}, end() {} };
 
+/** Where the process writes its API exchange for Pulumi's debug log, once a front end gave it the engine's log. */
+let debugCalls: CallTracer | undefined;
+
+/**
+ * Writes every API call of the process's clients to `write`, as lines for the engine's debug log (call-log.ts), from
+ * now on: the plugin and the dynamic provider host give their engine's log here when they start.
+ */
+export function logCallsTo(write: (line: string) => void): void {
+  debugCalls = callLog(write);
+}
+
+/** Both traces of a call: each part told in turn. */
+function both(first: CallTrace, second: CallTrace): CallTrace {
+  return {
+    held: (heldMs) => (first.held(heldMs), second.held(heldMs)),
+    attempt(attempt) {
+      const [a, b] = [first.attempt(attempt), second.attempt(attempt)];
+      return { end: (outcome) => (a.end(outcome), b.end(outcome)) };
+    },
+    backoff: (delayMs, outcome) => (first.backoff(delayMs, outcome), second.backoff(delayMs, outcome)),
+    end: (outcome) => (first.end(outcome), second.end(outcome)),
+  };
+}
+
 /**
  * What the provider's API clients tell of their calls (client/trace.ts): the process's tracing as of each call, so a
  * client made before the first traced operation started it (an account first used by a program's function, or
- * outside an operation) traces the calls it makes once tracing runs. Until then, and without traces, calls tell
- * nothing.
+ * outside an operation) traces the calls it makes once tracing runs, and the debug log once a front end gave one
+ * ({@link logCallsTo}). Until then, calls tell nothing.
  */
 export const processCallTracer: CallTracer = {
-  call: (method, path, orderId) => (started ? started.calls.call(method, path, orderId) : UNTRACED),
+  call(method, path, orderId) {
+    const traced = started ? started.calls.call(method, path, orderId) : UNTRACED;
+    return debugCalls ? both(traced, debugCalls.call(method, path, orderId)) : traced;
+  },
 };
 
 /** Runs part of an operation (one fleet member's purchase) in a span of its own when tracing is on. */

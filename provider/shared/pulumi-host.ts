@@ -103,3 +103,13 @@ export const SERIALIZED_FLEET_PROVIDER = 'exports.handler = () => require("pulum
 
 /** The type token of a dynamic ProxyFleet. States store it, so it must never change. */
 export const FLEET_TYPE = "pulumi-nodejs:dynamic/proxy:ProxyFleet";
+
+/**
+ * The engine's address when this process is Pulumi's Node dynamic provider host: the host is started as
+ * `node .../@pulumi/pulumi/cmd/dynamic-provider/index.js <engine>`, and uses the address for nothing itself
+ * (cmd/dynamic-provider/index.js of @pulumi/pulumi). Undefined in any other process (a program, a test, the plugin).
+ */
+export function dynamicHostEngineAddress(main: { filename: string } | undefined = require.main, argv: readonly string[] = process.argv): string | undefined {
+  const isHost = main !== undefined && /[\\/]@pulumi[\\/]pulumi[\\/]cmd[\\/]dynamic-provider[\\/]index\.js$/.test(main.filename);
+  return isHost && argv[2] ? argv[2] : undefined;
+}

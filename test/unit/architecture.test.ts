@@ -27,13 +27,17 @@ const PARTS = {
       "@opentelemetry/resources",
       "@opentelemetry/sdk-trace-base",
       "@opentelemetry/sdk-trace-node",
+      // The engine's log (engine-log.ts), for the plugin and the dynamic host's debug log.
+      "@grpc/grpc-js",
+      "@pulumi/pulumi/proto/engine_grpc_pb",
+      "@pulumi/pulumi/proto/engine_pb",
     ],
   },
   health: { parts: ["health"], packages: [] },
   provider: { parts: ["contract", "client", "health", "tracing", "provider"], packages: ["@pulumi/pulumi", "@pulumi/pulumi/runtime/rpc", "zod", "pulumi-proxy/provider"] },
   check: { parts: ["contract", "client", "health", "provider", "check"], packages: [] },
   "dynamic-sdk": {
-    parts: ["contract", "client", "health", "provider", "dynamic-sdk"],
+    parts: ["contract", "client", "health", "tracing", "provider", "dynamic-sdk"],
     packages: ["@pulumi/pulumi", "@pulumi/pulumi/runtime/mocks", "pulumi-proxy/provider"],
   },
   plugin: {

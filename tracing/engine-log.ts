@@ -1,14 +1,19 @@
 /**
- * Messages to the Pulumi engine's log (`pulumirpc.Engine/Log`): unlike a dynamic provider's, they are shown on the
- * resource's own row, not the stack's.
+ * Messages to the Pulumi engine's log (`pulumirpc.Engine/Log`): unlike a dynamic provider's printed lines, they are
+ * shown on the resource's own row, not the stack's, and debug messages only with the CLI's `--debug`.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import * as grpc from "@grpc/grpc-js";
 import { EngineClient } from "@pulumi/pulumi/proto/engine_grpc_pb";
 import { LogRequest, LogSeverity } from "@pulumi/pulumi/proto/engine_pb";
-import type { ProviderLog } from "../provider/api/rate-limit-report";
 
-/** Sends log messages to the engine at `address`; without one (a test), to stderr. */
+/** A log whose messages belong to one resource, or to the stack. */
+export interface ResourceLog {
+  info(message: string): void;
+  warn(message: string): void;
+}
+
+/** Sends log messages to the engine at `address`; without one (a test), info and warnings to stderr. */
 export class EngineLog {
   private readonly client: EngineClient | undefined;
   private readonly inFlight = new Set<Promise<void>>();
@@ -18,11 +23,16 @@ export class EngineLog {
   }
 
   /** A log whose messages belong to the resource `urn` (or to the stack, without one). */
-  forResource(urn: string | undefined): ProviderLog {
+  forResource(urn: string | undefined): ResourceLog {
     return {
       info: (message) => this.send(LogSeverity.INFO, message, urn),
       warn: (message) => this.send(LogSeverity.WARNING, message, urn),
     };
+  }
+
+  /** A debug message of the stack's; without an engine, dropped. */
+  debug(message: string): void {
+    if (this.client) this.send(LogSeverity.DEBUG, message, undefined);
   }
 
   private send(severity: LogSeverity, message: string, urn: string | undefined): void {
