@@ -8,6 +8,7 @@ import type { ResourceSpec } from "../provider/schema/fields";
 import { secretNames } from "../provider/schema/fields";
 import { purchaseKey } from "../provider/state/idempotency";
 import { PROVIDER_KEY } from "../provider/shared/pulumi-host";
+import { tellSettingsProblem } from "./program-settings";
 
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 
@@ -35,7 +36,8 @@ export function resourceKey(name: string, planId: pulumi.Input<string>, given: p
  * The properties and options a resource of `spec` is registered with: every input as given (check fills in the
  * defaults), every output undefined so that the engine returns it (pulumi/pulumi#2931), the stored provider, the key
  * derived when none is given, and the description's secrets marked. What `pulumi.dynamic.Resource` does, with a
- * provider written by hand instead of serialized (provider/shared/pulumi-host.ts).
+ * provider written by hand instead of serialized (provider/shared/pulumi-host.ts). A problem with the settings is
+ * said here, once per program (program-settings.ts).
  */
 export function constructed(
   spec: ResourceSpec,
@@ -44,6 +46,7 @@ export function constructed(
   args: KeyedArgs,
   opts: pulumi.CustomResourceOptions | undefined,
 ): [pulumi.Inputs, pulumi.CustomResourceOptions] {
+  tellSettingsProblem();
   const given = args as unknown as Record<string, unknown>;
   const inputs = Object.fromEntries(Object.keys(spec.inputs).map((key) => [key, given[key]]));
   const outputs = Object.fromEntries(Object.keys(spec.outputs).map((key) => [key, undefined]));

@@ -8,7 +8,7 @@ import type { ProxyCredential, ProxyInfo } from "../provider/state/order-state";
 import { GET_PROXIES, type Shape } from "../provider/schema/definitions";
 import type { Same } from "../provider/schema/fields";
 import type { Plain } from "./construct";
-import { callFunction, dependencies, programClient, type FunctionOutputOptions } from "./program-client";
+import { callFunction, dependencies, outputCall, programClient, type FunctionOutputOptions } from "./program-client";
 
 /**
  * Filters of {@link getProxies}: those of `GET /v1/proxies`. There is no `includeCredentials` here: a plain Promise
@@ -78,7 +78,7 @@ export function getProxiesOutput(args: GetProxiesOutputArgs = {}, options: Funct
     .apply(([plain]) => plain);
   const includeCredentials = args.includeCredentials === true;
   // Marked secret before the credentials exist, so no Output ever holds them unmarked.
-  return (includeCredentials ? pulumi.secret(filters) : filters).apply((plain) => callGetProxies(plain, includeCredentials));
+  return (includeCredentials ? pulumi.secret(filters) : filters).apply((plain) => outputCall(() => callGetProxies(plain, includeCredentials)));
 }
 
 // The arguments are the description's inputs by name (`type` and `country` also take lists here, which the description

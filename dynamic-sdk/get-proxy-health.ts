@@ -7,7 +7,7 @@ import { GET_PROXY_HEALTH, type Shape } from "../provider/schema/definitions";
 import type { Same } from "../provider/schema/fields";
 import { checkGetProxyHealthArgs, checkProxyHealth } from "../provider/functions";
 import type { HealthOutput } from "../provider/schema/health-input";
-import { callFunction, dependencies, programClient, type FunctionOutputOptions } from "./program-client";
+import { callFunction, dependencies, outputCall, programClient, type FunctionOutputOptions } from "./program-client";
 
 /** Arguments of {@link getProxyHealth}: the target, which proxies, and how to check them. */
 export interface GetProxyHealthArgs {
@@ -64,7 +64,7 @@ export async function getProxyHealth(args: GetProxyHealthArgs): Promise<GetProxy
 export function getProxyHealthOutput(args: GetProxyHealthOutputArgs, options: FunctionOutputOptions = {}): pulumi.Output<GetProxyHealthResult> {
   return pulumi
     .all([pulumi.output(args), dependencies(options)])
-    .apply(([plain]) => getProxyHealth(plain as GetProxyHealthArgs));
+    .apply(([plain]) => outputCall(() => getProxyHealth(plain as GetProxyHealthArgs)));
 }
 
 /** A list as the API's filters take it: values separated by commas. */

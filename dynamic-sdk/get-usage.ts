@@ -3,7 +3,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { Usage } from "../contract/types";
-import { callFunction, dependencies, programClient, type FunctionOutputOptions } from "./program-client";
+import { callFunction, dependencies, outputCall, programClient, type FunctionOutputOptions } from "./program-client";
 
 /** Result of {@link getUsage}: `null` limits mean unlimited; bytes are integers. */
 export type GetUsageResult = Usage;
@@ -15,5 +15,5 @@ export async function getUsage(): Promise<GetUsageResult> {
 
 /** Like {@link getUsage}, as an Output; `dependsOn` delays the call until those resources exist. */
 export function getUsageOutput(options: FunctionOutputOptions = {}): pulumi.Output<GetUsageResult> {
-  return dependencies(options).apply(() => getUsage());
+  return dependencies(options).apply(() => outputCall(() => getUsage()));
 }

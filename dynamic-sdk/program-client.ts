@@ -3,12 +3,11 @@
  * behave under Pulumi's unit-test mocks and with `dependsOn`.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { MockMonitor } from "@pulumi/pulumi/runtime/mocks";
 import type { ProxyApiClient } from "../client/client";
 import { withoutUndefined } from "../client/request";
 import { processAccounts } from "../provider/api/account";
-import { resolveSettings } from "../provider/core/config";
 import { callLog } from "../tracing/call-log";
+import { programSettings, tellSettingsProblem, underMocks } from "./program-settings";
 
 /** Options of the Output forms, as Pulumi's own `getXOutput` functions take them. */
 export interface FunctionOutputOptions {
@@ -21,12 +20,10 @@ export interface FunctionOutputOptions {
 
 /**
  * The client of the program's account (provider/api/account.ts), configured from the `proxy:*` config or the
- * environment. Its calls go to Pulumi's debug log (`pulumi up --debug`).
+ * environment (program-settings.ts). Its calls go to Pulumi's debug log (`pulumi up --debug`).
  */
 export function programClient(): ProxyApiClient {
-  // runtime.getConfig reads secrets without the plain-text warning of Config.get; the key stays in memory only.
-  const settings = resolveSettings((key) => pulumi.runtime.getConfig(key));
-  return processAccounts.of({ ...settings, tracer: callLog((line) => void pulumi.log.debug(line)) }, pulumi.log).api;
+  return processAccounts.of({ ...programSettings(), tracer: callLog((line) => void pulumi.log.debug(line)) }, pulumi.log).api;
 }
 
 /**
@@ -34,7 +31,7 @@ export function programClient(): ProxyApiClient {
  * `proxy:index:<name>`, so unit tests of a program control the result without an API or any configuration.
  */
 export async function callFunction<R>(token: string, args: Record<string, unknown>, call: () => Promise<R>): Promise<R> {
-  if (pulumi.runtime.getMonitor() instanceof MockMonitor) {
+  if (underMocks()) {
     return (await pulumi.runtime.invoke(token, withoutUndefined(args))) as R;
   }
   return call();
@@ -47,4 +44,14 @@ export function dependencies(options: FunctionOutputOptions = {}): pulumi.Output
     const list = Array.isArray(deps) ? deps : [deps];
     return pulumi.all(list.map((r) => (pulumi.CustomResource.isInstance(r) ? r.id : r.urn)));
   });
+}
+
+/**
+ * A function's call inside its Output form's apply. With a problem in the settings, said once as the stack's error
+ * (program-settings.ts), the result is unknown instead: the run fails on that error already, and a rejected apply
+ * would print the same error again and hold the program's end (Pulumi's Node runtime took about 17 s more to end a
+ * preview with one, CLI 3.274.1, and printed PromiseRejectionHandledWarning).
+ */
+export function outputCall<R>(call: () => Promise<R>): Promise<R> {
+  return tellSettingsProblem() ? Promise.resolve(pulumi.unknown as unknown as R) : call();
 }

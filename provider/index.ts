@@ -23,7 +23,7 @@ if (engineAddress) {
 }
 
 /** The ProxyOrder provider instance of this process; `configure` gives it the stack's config. */
-export const orderProvider: OrderProvider = tracedOperations(createOrderProvider(), SERVICE_NAME, "proxy:ProxyOrder");
+export const orderProvider: OrderProvider = tracedOperations(createOrderProvider({ settingsToldByProgram: true }), SERVICE_NAME, "proxy:ProxyOrder");
 
 /** The ProxyFleet provider instance of this process. */
-export const fleetProvider: FleetProvider = tracedOperations(createFleetProvider(), SERVICE_NAME, "proxy:ProxyFleet");
+export const fleetProvider: FleetProvider = tracedOperations(createFleetProvider({ settingsToldByProgram: true }), SERVICE_NAME, "proxy:ProxyFleet");

@@ -29,6 +29,12 @@ export interface ProviderOptions {
   log?: ProviderLog;
   /** How users of this front end start the local sandbox, for messages. @default `npx pulumi-proxy-sandbox` */
   sandboxCommand?: string;
+  /**
+   * Whether the program's own process says a problem with the settings in full, once, as the stack's error (the
+   * dynamic SDK does when a resource is made: dynamic-sdk/program-settings.ts). Each resource's check failure then
+   * says only its first sentence, instead of the whole fix once per resource. @default false
+   */
+  settingsToldByProgram?: boolean;
   /** Where the rate limit's summary of the whole process goes. @default `log` */
   summaryLog?: ProviderLog;
   /** What a test replaces; a program and the plugin set none of it. */
@@ -129,7 +135,7 @@ export class ProviderCore {
     this.misspelt = misspeltSettings(Object.keys(req.config.rawConfig ?? {}));
     const hint = misspeltHint(this.misspelt);
     // Once per process: every resource's provider object is configured with the same settings.
-    if (hint && this.configFailures().length === 0 && !warnedMisspelt.has(hint)) {
+    if (hint && !this.configProblem() && !warnedMisspelt.has(hint)) {
       warnedMisspelt.add(hint);
       this.log.warn(`proxy:${hint}`);
     }
@@ -140,12 +146,19 @@ export class ProviderCore {
    * prints as one line on the resource; a thrown error would also be printed with its stack by the dynamic host.
    */
   configFailures(): Array<{ property: string; reason: string }> {
+    const problem = this.configProblem();
+    if (!problem) return [];
+    return [{ property: "", reason: this.options.settingsToldByProgram ? toldByProgram(problem) : problem }];
+  }
+
+  /** What is wrong with the settings, if anything: the message of their ConfigurationError. */
+  private configProblem(): string | undefined {
     try {
       resolveSettings(this.lookup, this.seams.env ?? process.env, this.names());
-      return [];
+      return undefined;
     } catch (error) {
       if (!(error instanceof ConfigurationError)) throw error;
-      return [{ property: "", reason: error.message }];
+      return error.message;
     }
   }
 
@@ -183,6 +196,12 @@ export class ProviderCore {
       throw error;
     }
   }
+}
+
+/** A settings problem's first sentence, and where the rest is said (ProviderOptions.settingsToldByProgram). */
+export function toldByProgram(problem: string): string {
+  const first = /^.*?[.:](?=\s|$)/.exec(problem)?.[0] ?? problem;
+  return `${first.replace(/[.:]$/, "")} (the stack's error says what to set).`;
 }
 
 /** Pulumi's log, loaded lazily: it is only there when the provider runs under the Pulumi engine. */

@@ -100,6 +100,13 @@ describe("a misspelt setting", () => {
     expect(extra.failures).toEqual([]);
     expect(extra.lines).toEqual([expect.stringContaining("`proxy:maxRateshare` is set, but it is not a setting of this provider: did you mean `proxy:maxRateShare`?")]);
   });
+
+  it("is said by its first sentence alone where the program's process says it in full (the dynamic host)", async () => {
+    const p = createOrderProvider({ settingsToldByProgram: true, log: { info: () => undefined, warn: () => undefined }, testing: { env: {}, accounts: accounts.current } });
+    await p.configure({ config: { get: () => undefined, rawConfig: {} } });
+    const { failures } = await p.check({}, { planId: "dc-us-5", idempotencyKey: "k" });
+    expect(failures).toEqual([{ property: "", reason: "The proxy provider is not configured (the stack's error says what to set)." }]);
+  });
 });
 
 describe("check of the key (preview and up alike)", () => {
