@@ -22,7 +22,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(import.meta.url);
 const { RequestBudget } = require(join(root, "dist", "client", "budget.js"));
 const { RateLimiter } = require(join(root, "dist", "sandbox", "rate-limit.js"));
-const { rateLimitHeaders } = require(join(root, "dist", "contract", "rate-limit.js"));
+const { rateLimitHeaders, readRateLimitHints } = require(join(root, "dist", "contract", "rate-limit.js"));
 const { waitForOrder } = require(join(root, "dist", "provider", "api", "wait.js"));
 const { ProvisioningTimes } = require(join(root, "dist", "provider", "api", "provisioning.js"));
 
@@ -171,9 +171,11 @@ export async function simulateStacks({ k, n, r, t, hints = "always", form = "con
       await clock.sleep(trip / 2 + 1);
       const withHints = hints === "always" || (hints === "on-429" && !decision.allowed);
       const headers = withHints ? rateLimitHeaders(form, { ...decision.quota, resetAt: decision.quota.resetAt + EPOCH_MS }, Date.now()) : {};
-      if (decision.allowed) return permit.settle({ status: 200, headers });
+      const hinted = readRateLimitHints(headers, Date.now());
+      if (decision.allowed) return permit.settle({ status: 200, hints: hinted });
       refusals.push({ stack, at: clock.now() });
-      permit.settle({ status: 429, headers, retryAfterMs: decision.retryAfterSeconds === undefined ? undefined : decision.retryAfterSeconds * 1000 });
+      const retryAfterMs = decision.retryAfterSeconds === undefined ? undefined : decision.retryAfterSeconds * 1000;
+      permit.settle({ status: 429, hints: { ...hinted, retryAfterMs } });
     }
   };
 

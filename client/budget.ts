@@ -7,7 +7,7 @@
  * then and serves them by priority, then in the order they asked (so polls take turns): `urgent` (purchases, and every
  * call a user waits on directly), then `due` (a poll at an order's `estimated_ready_at`), then `routine` polls.
  */
-import { readRateLimitHints } from "../contract/rate-limit";
+import type { RateLimitHints } from "../contract/rate-limit";
 import { realClock, type Clock } from "./clock";
 import { ProxyError } from "./errors";
 import { isRefusal, Pace } from "./pace";
@@ -58,7 +58,7 @@ export interface PermitRequest {
 export interface Permit {
   /** How long the request was held back before it was allowed. */
   heldMs: number;
-  settle(answer?: { status: number; headers: Record<string, string>; retryAfterMs?: number }): void;
+  settle(answer?: { status: number; hints: RateLimitHints }): void;
 }
 
 /** The budget could not let a request go before its deadline (the client turns it into a RateLimitError). */
@@ -214,9 +214,8 @@ export class RequestBudget {
         this.inFlight -= 1;
         if (answer) {
           if (isRefusal(answer.status)) this.throttledSinceSummary += 1;
-          // A reset stated as a time is the API's, read against the real time (clock.ts).
-          const { quota } = readRateLimitHints(answer.headers, Date.now());
-          this.pace.answered(this.clock.now(), { status: answer.status, quota, retryAfterMs: answer.retryAfterMs, sentAt: now }, this.inFlight);
+          const { quota, retryAfterMs } = answer.hints;
+          this.pace.answered(this.clock.now(), { status: answer.status, quota, retryAfterMs, sentAt: now }, this.inFlight);
         }
         this.poke();
       },

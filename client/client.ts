@@ -5,7 +5,6 @@ import { createHmac } from "node:crypto";
 import type { Order, ProxyPage, ProxyRecord, Usage } from "../contract/types";
 import { orderWire, proxyPageWire, readWire, toOrder, toProxyPage, toUsage, usageWire } from "../contract/wire";
 import { UnexpectedResponseError, UnreadableOrderError } from "./errors";
-import { parseRetryAfter } from "../contract/rate-limit";
 import type { RequestBudget } from "./budget";
 import type { Clock } from "./clock";
 import { RequestSender, type ApiResponse, type CallOptions, type ClientOptions } from "./request";
@@ -138,7 +137,7 @@ export class ProxyApiClient {
     const path = `/orders/${encodeURIComponent(id)}`;
     const res = await this.sender.send({ method: "GET", path, ...options });
     const order = toOrder(parse(orderWire, res, "GET", `/v1${path}`));
-    return { order, retryAfterMs: parseRetryAfter(res.headers["retry-after"], Date.now()) };
+    return { order, retryAfterMs: res.retryAfterMs };
   }
 
   /** Reads bandwidth and request usage for the current billing period (`GET /v1/usage`). */

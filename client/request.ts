@@ -17,7 +17,7 @@ import {
   type ServerProblem,
 } from "./errors";
 import { backoffDelay, isRetryable } from "./retry";
-import { parseRetryAfter } from "../contract/rate-limit";
+import { readRateLimitHints } from "../contract/rate-limit";
 import type { CallTrace, CallTracer } from "./trace";
 import { USER_AGENT } from "./version";
 
@@ -133,6 +133,8 @@ export interface ApiResponse {
   /** The parsed JSON body, or undefined when the body was empty or not JSON. */
   body: unknown;
   requestId?: string;
+  /** The answer's `Retry-After`, in milliseconds (on an order still being provisioned: when to read it again). */
+  retryAfterMs?: number;
   /**
    * True when an earlier attempt of this call may have taken effect on the server: it got no answer, a 5xx, or a
    * 409 (the same key still in progress). A replayed POST after such an attempt may be this call's own purchase.
@@ -326,9 +328,11 @@ export class RequestSender {
     permit: Permit,
   ): Promise<Omit<ApiResponse, "afterUncertainAttempt"> | ProxyApiError> {
     const responseHeaders = flattenHeaders(res.headers);
-    // An HTTP date is the API's time, read against the real time (clock.ts).
-    const retryAfterMs = parseRetryAfter(responseHeaders["retry-after"], Date.now());
-    permit.settle({ status: res.statusCode, headers: responseHeaders, retryAfterMs });
+    // The one reading of the answer's rate-limit hints and Retry-After. A time the API states (an HTTP date, a Unix
+    // reset) is the API's, read against the real time (clock.ts).
+    const hints = readRateLimitHints(responseHeaders, Date.now());
+    const { retryAfterMs } = hints;
+    permit.settle({ status: res.statusCode, hints });
     const requestId = responseHeaders["x-request-id"];
     const text = await readBounded(res.body, this.options.maxResponseBytes);
     if (text === undefined) {
@@ -340,7 +344,7 @@ export class RequestSender {
     }
     const body = parseJson(text);
     if (res.statusCode >= 200 && res.statusCode < 300) {
-      return { status: res.statusCode, headers: responseHeaders, body, requestId };
+      return { status: res.statusCode, headers: responseHeaders, body, requestId, retryAfterMs };
     }
     return errorFromResponse({ status: res.statusCode, method: req.method, path, problem: this.readProblem(body, text), requestId, retryAfterMs });
   }

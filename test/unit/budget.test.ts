@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Clock } from "../../client/clock";
 import { BudgetDeadlineError, RequestBudget, type Permit, type RequestPriority } from "../../client/budget";
-import { HINT_FORMS, rateLimitHeaders, type HintForm } from "../../contract/rate-limit";
+import { HINT_FORMS, rateLimitHeaders, readRateLimitHints, type HintForm } from "../../contract/rate-limit";
 
 /**
  * A clock that moves only when the test advances it; sleepers wake in time order, aborted ones at once. `moved` hears
@@ -54,7 +54,7 @@ function harness(options: ConstructorParameters<typeof RequestBudget>[0] = {}) {
       return permit;
     });
   const answer = (permit: Permit, status = 200, headers: Record<string, string> = {}, retryAfterMs?: number) =>
-    permit.settle({ status, headers, retryAfterMs });
+    permit.settle({ status, hints: { ...readRateLimitHints(headers, Date.now()), retryAfterMs } });
   return { clock, budget, granted, ask, answer, names: () => granted.map((g) => g.name) };
 }
 
@@ -168,7 +168,7 @@ async function stacksOnOneKey(api: Api, counts: number[], options: { starts?: nu
         const { allowed, headers, retryAfterMs } = api(g.at + 20);
         stack.arrivals.push({ at: g.at + 20, refused: !allowed });
         if (allowed) stack.answered += 1;
-        g.permit.settle({ status: allowed ? 200 : 429, headers, retryAfterMs: allowed ? undefined : retryAfterMs });
+        g.permit.settle({ status: allowed ? 200 : 429, hints: { ...readRateLimitHints(headers, Date.now()), retryAfterMs: allowed ? undefined : retryAfterMs } });
         if (!allowed) ask(stack);
       }
     }
