@@ -45,7 +45,7 @@ for (let i = 0; i < count; i++) new ProxyOrder("order-" + i, { planId: "dc-us-5"
  * inputs and its outputs) unset, as the resource's constructor passes them; and its secret outputs.
  */
 function orderShape(root, outputsFile) {
-  const { PROXY_ORDER } = createRequire(import.meta.url)(join(root, "dist", "provider", "schema", "definitions.js"));
+  const { PROXY_ORDER } = createRequire(import.meta.url)(join(root, "dist", "provider", "index.js"));
   const example = { string: "x", boolean: true, integer: 1, number: 1 };
   const inputs = Object.entries(PROXY_ORDER.inputs);
   const set = inputs.filter(([, field]) => field.presence !== "optional");

@@ -13,7 +13,7 @@ const CASES = [
 export async function healthFigures(root, startSandbox) {
   const require = createRequire(import.meta.url);
   const { checkProxies, DEFAULT_HEALTH_CHECK } = require(join(root, "dist", "health", "index.js"));
-  const { ProxyApiClient } = require(join(root, "dist", "client", "client.js"));
+  const { ProxyApiClient } = require(join(root, "dist", "client", "index.js"));
   const figures = [];
   for (const c of CASES) {
     const sandbox = await startSandbox({

@@ -78,7 +78,7 @@ if (!fleetOnly) {
   // 2. Readiness in real time: provider create against the sandbox, which sends no polling hints here and keeps its
   // default rate limit (10 requests/s), so the figures also show that a single order's budget holds nothing back.
   {
-    const { createOrderProvider } = require(join(root, "dist", "provider", "order", "order-provider.js"));
+    const { createOrderProvider } = require(join(root, "dist", "provider", "index.js"));
     for (const t of [1000, 3000, 10_000]) {
       const sandbox = await startSandbox({ provisioningMs: t, pollingHints: false });
       const provider = createOrderProvider({ log: { info() {}, warn() {} }, testing: { env: { PROXY_API_BASE_URL: sandbox.url, PROXY_API_KEY: sandbox.apiKey } } });

@@ -20,11 +20,10 @@ import { isMain } from "../scripts/lib/is-main.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(import.meta.url);
-const { RequestBudget } = require(join(root, "dist", "client", "budget.js"));
+const { RequestBudget } = require(join(root, "dist", "client", "index.js"));
 const { RateLimiter } = require(join(root, "dist", "sandbox", "rate-limit.js"));
-const { rateLimitHeaders, readRateLimitHints } = require(join(root, "dist", "contract", "rate-limit.js"));
-const { waitForOrder } = require(join(root, "dist", "provider", "api", "wait.js"));
-const { ProvisioningTimes } = require(join(root, "dist", "provider", "api", "provisioning.js"));
+const { rateLimitHeaders, readRateLimitHints } = require(join(root, "dist", "contract", "index.js"));
+const { ProvisioningTimes, waitForOrder } = require(join(root, "dist", "provider", "index.js"));
 
 const ENGINE_START_MS = 3000;
 const ENGINE_START_SPREAD_MS = 500;

@@ -30,7 +30,7 @@ export const anchors = {
 
 /** The waiter itself, on a simulated clock, against an API that turns active at T (optionally with an estimate). */
 export async function simulateWaiter(root, t, estimateError) {
-  const { waitForOrder } = require(join(root, "dist", "provider", "api", "wait.js"));
+  const { waitForOrder } = require(join(root, "dist", "provider", "index.js"));
   const start = Date.parse("2026-11-21T10:00:00Z");
   let now = start;
   let gets = 0;

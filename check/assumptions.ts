@@ -9,27 +9,21 @@
  * quotes what its client says of it, so a user sees the message they would meet.
  */
 import { randomBytes } from "node:crypto";
-import { ProxyApiClient } from "../client/client";
-import { realClock, type Clock } from "../client/clock";
+import { type Clock, ProxyApiClient, realClock } from "../client";
 import {
   HINT_FORM_NAMES,
   isPendingState,
   isSpentState,
   isTargetState,
-  orderWire,
   PENDING_ORDER_STATES,
-  problemDocumentWire,
   PROXY_TYPES,
-  proxyPageWire,
-  proxyWire,
   readRateLimitHints,
-  readWire,
   SPENT_ORDER_STATES,
   TARGET_ORDER_STATES,
   unreadHints,
   type UnreadHint,
-  usageWire,
 } from "../contract";
+import { orderWire, problemDocumentWire, proxyPageWire, proxyWire, readWire, usageWire } from "../contract/wire";
 import { describe, send, type Probe, type Seen } from "./probe";
 
 /** One assumption, as the check found it. */

@@ -7,8 +7,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { parseArgs } from "node:util";
-import { CONFIG_KEYS, ConfigurationError, resolveSettings } from "../provider/core/config";
-import { parseDuration } from "../provider/shared/duration";
+import { CONFIG_KEYS, ConfigurationError, parseDuration, resolveSettings } from "../provider";
 import { anyBreaking, checkApi, nothingChecked, type Finding } from "./assumptions";
 
 /** Where the command writes, and what it reads settings from. */

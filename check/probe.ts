@@ -1,9 +1,10 @@
 /**
  * Raw HTTP for the contract check: one request, and exactly what came back (status, headers, text, JSON when it is
  * JSON). Unlike the client, nothing here retries, waits for the rate limit or reads tolerantly: the check must see the
- * server as it is. Requests go through the client's dispatcher, so `HTTPS_PROXY` and interceptors apply alike.
+ * server as it is. Requests go through the client's dispatcher (client/raw.ts), so `HTTPS_PROXY` and interceptors
+ * apply alike.
  */
-import { defaultDispatcher } from "../client/dispatcher";
+import { sendRaw } from "../client";
 
 /** What one request brought back. Header names are lower case. */
 export interface Seen {
@@ -36,26 +37,14 @@ export async function send(baseUrl: string, probe: Probe): Promise<Seen> {
   const headers: Record<string, string> = { accept: "application/json", ...probe.headers };
   if (probe.authorization !== undefined) headers.authorization = probe.authorization;
   if (probe.body !== undefined) headers["content-type"] = "application/json";
-  const response = await defaultDispatcher().request({
-    origin: url.origin,
-    path: `${url.pathname}${url.search}`,
-    method: probe.method,
-    headers,
-    body: probe.body,
-    headersTimeout: PROBE_TIMEOUT_MS,
-    bodyTimeout: PROBE_TIMEOUT_MS,
-  });
-  const text = await response.body.text();
-  const flat = Object.fromEntries(
-    Object.entries(response.headers).map(([name, value]) => [name.toLowerCase(), Array.isArray(value) ? value.join(", ") : String(value ?? "")]),
-  );
+  const { status, headers: seenHeaders, text } = await sendRaw({ method: probe.method, url, headers, body: probe.body, timeoutMs: PROBE_TIMEOUT_MS });
   let json: unknown;
   try {
     json = text ? JSON.parse(text) : undefined;
   } catch {
     json = undefined;
   }
-  return { method: probe.method, path: probe.path, status: response.statusCode, headers: flat, text, json };
+  return { method: probe.method, path: probe.path, status, headers: seenHeaders, text, json };
 }
 
 /** A short account of an answer for the report: status, content type and the start of the body. */

@@ -7,7 +7,7 @@
  * then and serves them by priority, then in the order they asked (so polls take turns): `urgent` (purchases, and every
  * call a user waits on directly), then `due` (a poll at an order's `estimated_ready_at`), then `routine` polls.
  */
-import type { RateLimitHints } from "../contract/rate-limit";
+import type { RateLimitHints } from "../contract";
 import { realClock, type Clock } from "./clock";
 import { ProxyError } from "./errors";
 import { isRefusal, Pace } from "./pace";

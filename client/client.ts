@@ -2,7 +2,7 @@
  * The Proxy Provisioning API client: one method per endpoint of the contract, each returning validated records.
  */
 import { createHmac } from "node:crypto";
-import type { Order, ProxyPage, ProxyRecord, Usage } from "../contract/types";
+import type { Order, ProxyPage, ProxyRecord, Usage } from "../contract";
 import { orderWire, proxyPageWire, readWire, toOrder, toProxyPage, toUsage, usageWire } from "../contract/wire";
 import { UnexpectedResponseError, UnreadableOrderError } from "./errors";
 import type { RequestBudget } from "./budget";

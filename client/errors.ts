@@ -5,7 +5,7 @@
  * API errors are built from values the client controls or from the server's text after redaction (see `redact` in
  * request.ts), so no error's message, stack, `cause` or JSON form carries the API key.
  */
-import { defaultErrorCode, errorKind, type ApiErrorKind } from "../contract/errors";
+import { defaultErrorCode, errorKind, type ApiErrorKind } from "../contract";
 
 /** The root of every error this package raises. `code` is stable; the message is for people. */
 export class ProxyError extends Error {

@@ -36,7 +36,7 @@
  *    it). Once a `429` has taught a rate, it holds with hints too: an API whose hints say more than it takes is paced
  *    by it.
  */
-import type { Quota } from "../contract/rate-limit";
+import type { Quota } from "../contract";
 
 /** The cubic's constants: the share of W kept at a cut, and the seconds until the rate is back at W. */
 const BETA = 0.7;

@@ -4,6 +4,7 @@
  * and turning every failure into a typed error with the API key redacted.
  */
 import type { Dispatcher } from "undici";
+import { readRateLimitHints } from "../contract";
 import { problemWire } from "../contract/wire";
 import { BudgetDeadlineError, RequestBudget, type Permit, type RequestPriority } from "./budget";
 import { realClock, type Clock } from "./clock";
@@ -17,7 +18,6 @@ import {
   type ServerProblem,
 } from "./errors";
 import { backoffDelay, isRetryable } from "./retry";
-import { readRateLimitHints } from "../contract/rate-limit";
 import type { CallTrace, CallTracer } from "./trace";
 import { USER_AGENT } from "./version";
 

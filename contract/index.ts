@@ -1,13 +1,21 @@
 /**
- * The API contract (docs/api-contract.md) in one module: wire schemas, the records derived from them, order states
- * and proxy types, the idempotency-key rule, and the error table. It depends on nothing of this package; the client
- * and the sandbox both build on it.
+ * The API contract (docs/api-contract.md): what other folders may use of it, apart from the wire schemas. It depends
+ * on nothing of this package; the client and the sandbox both build on it.
+ *
+ * Two more doors hold what is typed with zod, so that no zod type reaches a user's type check through this one: the
+ * wire schemas and their readers (`contract/wire`), for the client, the sandbox and the contract check; and the
+ * OpenAPI document made from them (`contract/openapi`).
  */
+
+/** The error table: each status and `code`, and the kind of error it is. */
 export * from "./errors";
+/** The `Idempotency-Key` rule, and how long the API replays a key. */
 export * from "./idempotency";
-export * from "./openapi";
+/** The rate-limit hints in every form, and `Retry-After`: read once per answer. */
 export * from "./rate-limit";
+/** Checks that a record lists every field, and that two types are the same. */
 export type * from "./shapes";
+/** Order states and proxy types. */
 export * from "./states";
+/** The records the client returns (camelCase, written from the wire schemas), and a page of the proxy list. */
 export type * from "./types";
-export * from "./wire";

@@ -4,10 +4,7 @@
  * hold the classes to the state they declare.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { ResourceSpec } from "../provider/schema/fields";
-import { secretNames } from "../provider/schema/fields";
-import { purchaseKey } from "../provider/state/idempotency";
-import { PROVIDER_KEY } from "../provider/shared/pulumi-host";
+import { PROVIDER_KEY, purchaseKey, type ResourceSpec, secretNames } from "../provider";
 import { tellSettingsProblem } from "./program-settings";
 
 type Simplify<T> = { [K in keyof T]: T[K] } & {};

@@ -2,11 +2,8 @@
  * getProxies and getProxiesOutput: the proxies assigned to the account.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { ProxyError } from "../client/errors";
-import { listProxies, type ProxyListFilters } from "../provider/functions";
-import type { ProxyCredential, ProxyInfo } from "../provider/state/order-state";
-import { GET_PROXIES, type Shape } from "../provider/schema/definitions";
-import type { Same } from "../provider/schema/fields";
+import { ProxyError } from "../client";
+import { GET_PROXIES, listProxies, type ProxyCredential, type ProxyInfo, type ProxyListFilters, type Same, type Shape } from "../provider";
 import type { Plain } from "./construct";
 import { callFunction, dependencies, outputCall, programClient, type FunctionOutputOptions } from "./program-client";
 

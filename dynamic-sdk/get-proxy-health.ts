@@ -2,11 +2,8 @@
  * getProxyHealth and getProxyHealthOutput: proxies checked through themselves, from the program's process.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { ProxyError } from "../client/errors";
-import { GET_PROXY_HEALTH, type Shape } from "../provider/schema/definitions";
-import type { Same } from "../provider/schema/fields";
-import { checkGetProxyHealthArgs, checkProxyHealth } from "../provider/functions";
-import type { HealthOutput } from "../provider/schema/health-input";
+import { ProxyError } from "../client";
+import { checkGetProxyHealthArgs, checkProxyHealth, GET_PROXY_HEALTH, type HealthOutput, type Same, type Shape } from "../provider";
 import { callFunction, dependencies, outputCall, programClient, type FunctionOutputOptions } from "./program-client";
 
 /** Arguments of {@link getProxyHealth}: the target, which proxies, and how to check them. */

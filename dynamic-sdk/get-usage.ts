@@ -2,7 +2,7 @@
  * getUsage and getUsageOutput: bandwidth and requests used in the current billing period.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { Usage } from "../contract/types";
+import type { Usage } from "../contract";
 import { callFunction, dependencies, outputCall, programClient, type FunctionOutputOptions } from "./program-client";
 
 /** Result of {@link getUsage}: `null` limits mean unlimited; bytes are integers. */

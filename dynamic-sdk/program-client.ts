@@ -3,10 +3,9 @@
  * behave under Pulumi's unit-test mocks and with `dependsOn`.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { ProxyApiClient } from "../client/client";
-import { withoutUndefined } from "../client/request";
-import { processAccounts } from "../provider/api/account";
-import { callLog } from "../tracing/call-log";
+import { type ProxyApiClient, withoutUndefined } from "../client";
+import { processAccounts } from "../provider";
+import { callLog } from "../tracing";
 import { programSettings, tellSettingsProblem, underMocks } from "./program-settings";
 
 /** Options of the Output forms, as Pulumi's own `getXOutput` functions take them. */

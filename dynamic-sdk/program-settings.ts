@@ -6,8 +6,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { MockMonitor } from "@pulumi/pulumi/runtime/mocks";
-import { ConfigurationError, misspeltSettings, resolveSettings, type ProviderSettings } from "../provider/core/config";
-import { toldByProgram } from "../provider/core/provider-core";
+import { ConfigurationError, misspeltSettings, type ProviderSettings, resolveSettings, toldByProgram } from "../provider";
 
 /** The problem this process has said in full, if any. */
 let said: string | undefined;

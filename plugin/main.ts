@@ -3,7 +3,7 @@
  * that is not a flag, and reads the port to connect to from the first line of stdout. `pulumi-resource-proxy
  * check-api ...` runs the contract check instead (check/cli.ts), so users of the plugin alone have it too.
  */
-import { runCheckCommand } from "../check/cli";
+import { runCheckCommand } from "../check";
 import { startPluginServer } from "./server";
 import { pluginUsage } from "./usage";
 

@@ -5,7 +5,7 @@
  */
 import { specialSecretSig, specialSigKey } from "@pulumi/pulumi/runtime/rpc";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
-import { engineValue } from "../provider/shared/pulumi-host";
+import { engineValue } from "../provider";
 
 /** A property map: a Struct's contents. */
 export type PropertyMap = Record<string, unknown>;

@@ -4,15 +4,29 @@
  * produced (its checked inputs, its outputs), so those values are taken as the core's types here, in one place per
  * resource. For a function: its argument checks and its call, with the outputs to mark secret.
  */
-import type { ProxyApiClient } from "../client/client";
-import { ProxyError } from "../client/errors";
-import { GET_PROXIES, GET_PROXY_HEALTH, GET_USAGE, PROXY_FLEET, PROXY_ORDER } from "../provider/schema/definitions";
-import { secretNames } from "../provider/schema/fields";
-import { checkGetProxiesArgs, checkGetProxyHealthArgs, checkProxyHealth, listProxies } from "../provider/functions";
-import { FleetProvider } from "../provider/fleet/fleet-provider";
-import type { FleetInputs, FleetOutputs } from "../provider/state/fleet-state";
-import { OrderProvider, type ConfigureArgs, type OperationOptions, type OrderProviderOptions, type ResourceIdentity } from "../provider/order/order-provider";
-import type { OrderInputs, OrderOutputs } from "../provider/state/order-state";
+import { type ProxyApiClient, ProxyError } from "../client";
+import {
+  checkGetProxiesArgs,
+  checkGetProxyHealthArgs,
+  checkProxyHealth,
+  type ConfigureArgs,
+  type FleetInputs,
+  type FleetOutputs,
+  FleetProvider,
+  GET_PROXIES,
+  GET_PROXY_HEALTH,
+  GET_USAGE,
+  listProxies,
+  type OperationOptions,
+  type OrderInputs,
+  type OrderOutputs,
+  OrderProvider,
+  type OrderProviderOptions,
+  PROXY_FLEET,
+  PROXY_ORDER,
+  type ResourceIdentity,
+  secretNames,
+} from "../provider";
 import type { PropertyMap } from "./properties";
 
 /** A resource's core, in the shape both cores share, for inputs `I` and outputs `O`. */

@@ -3,8 +3,16 @@
  * it to plugin/schema.json, from which the SDKs of every language are generated; a test fails when the committed file
  * is not what this makes.
  */
-import { FUNCTIONS, OBJECT_TYPES, PROVIDER_SETTINGS, RESOURCES } from "../provider/schema/definitions";
-import type { FieldSpec, Fields, FunctionSpec, ResourceSpec } from "../provider/schema/fields";
+import {
+  type Fields,
+  type FieldSpec,
+  FUNCTIONS,
+  type FunctionSpec,
+  OBJECT_TYPES,
+  PROVIDER_SETTINGS,
+  RESOURCES,
+  type ResourceSpec,
+} from "../provider";
 import { examplesSection } from "./schema-examples";
 
 /** What the package says of itself, and how each language's SDK is named. */

@@ -14,14 +14,23 @@ import * as rpc from "@pulumi/pulumi/proto/provider_pb";
 import { Status } from "@pulumi/pulumi/proto/status_pb";
 import { Any } from "google-protobuf/google/protobuf/any_pb";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
-import { ProxyError } from "../client/errors";
-import { VERSION } from "../client/version";
-import { SETTING_NAMES, settingsProblem } from "../provider/core/config";
-import { FUNCTIONS, GET_PROXIES, GET_USAGE, PROXY_FLEET, PROXY_ORDER, RESOURCES } from "../provider/schema/definitions";
-import { secretNames } from "../provider/schema/fields";
-import { purchaseKey } from "../provider/state/idempotency";
-import type { ProviderSeams } from "../provider/core/provider-core";
-import { PartialOrderError, PROVIDER_KEY, UNKNOWN } from "../provider/shared/pulumi-host";
+import { ProxyError, VERSION } from "../client";
+import {
+  FUNCTIONS,
+  GET_PROXIES,
+  GET_USAGE,
+  PartialOrderError,
+  PROVIDER_KEY,
+  type ProviderSeams,
+  PROXY_FLEET,
+  PROXY_ORDER,
+  purchaseKey,
+  RESOURCES,
+  secretNames,
+  SETTING_NAMES,
+  settingsProblem,
+  UNKNOWN,
+} from "../provider";
 import { EngineLog, logCallsTo, traceOperation } from "../tracing";
 import { fromStruct, secretKeys, toStruct } from "./properties";
 import { functionType } from "./registry";

@@ -3,12 +3,19 @@
  * them (made from the registry), the client the functions use, and the cancellation that ends every wait; and the
  * parts of a resource's URN, which name its type and the identity its purchase key is derived from.
  */
-import type { ProxyApiClient } from "../client/client";
-import { pluginSettings, SANDBOX_COMMANDS, SETTING_NAMES, type ConfigLookup } from "../provider/core/config";
-import type { ResourceIdentity } from "../provider/state/idempotency";
-import { OrderProvider, type OperationOptions, type OrderProviderOptions } from "../provider/order/order-provider";
-import type { ProviderSeams } from "../provider/core/provider-core";
-import { UNKNOWN } from "../provider/shared/pulumi-host";
+import type { ProxyApiClient } from "../client";
+import {
+  type ConfigLookup,
+  type OperationOptions,
+  OrderProvider,
+  type OrderProviderOptions,
+  pluginSettings,
+  type ProviderSeams,
+  type ResourceIdentity,
+  SANDBOX_COMMANDS,
+  SETTING_NAMES,
+  UNKNOWN,
+} from "../provider";
 import type { EngineLog } from "../tracing";
 import type { PropertyMap } from "./properties";
 import { resourceType, type ResourceMethods } from "./registry";

@@ -2,8 +2,7 @@
  * `getProxies` and `getProxyHealth` against the API: what the program-side functions of the dynamic SDK and the
  * invokes of the provider plugin both run.
  */
-import type { ProxyApiClient, ProxyFilters } from "../client/client";
-import { ProxyError } from "../client/errors";
+import { type ProxyApiClient, ProxyError, type ProxyFilters } from "../client";
 import { checkHeld } from "./core/health-check";
 import { healthCheckProblem, healthSettings, type HealthOutput, type HealthSettings } from "./schema/health-input";
 import { splitCredentials, type ProxyCredential, type ProxyInfo } from "./state/order-state";

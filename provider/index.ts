@@ -1,29 +1,43 @@
 /**
- * What runs inside the Pulumi provider process (`pulumi-proxy/provider`). The provider each ProxyOrder stores in the
- * state loads this module by name, so a refresh or destroy runs the installed version of this code, and nothing
- * of it (least of all the API key) is copied into the state.
- *
- * This module is a stable interface for states written by every version (the one-line provider of
- * `SERIALIZED_PROVIDER` in `pulumi-host.ts`, and the serialized shim of earlier versions): it exports only what they call.
+ * The provider: what other folders (the dynamic SDK, the plugin, the contract check) may use of it. Both front ends
+ * run the same cores: the resources' providers, the functions, the settings, and the schema they are described by.
+ * The dynamic provider's host loads host.ts instead (`pulumi-proxy/provider`), the one entry the state names.
  */
-import { EngineLog, logCallsTo, tracedOperations } from "../tracing";
-import { createFleetProvider, type FleetProvider } from "./fleet/fleet-provider";
-import { createOrderProvider, type OrderProvider } from "./order/order-provider";
-import { dynamicHostEngineAddress } from "./shared/pulumi-host";
 
-/** The dynamic provider's name in traces. */
-const SERVICE_NAME = "pulumi-proxy (dynamic provider)";
-
-// The API exchange goes to the engine's debug log (`pulumi up --debug`). The dynamic host gives the provider no way to
-// the engine (pulumi.log.debug drops its messages there), so this opens one of its own to the address the host got.
-const engineAddress = dynamicHostEngineAddress();
-if (engineAddress) {
-  const engineLog = new EngineLog(engineAddress);
-  logCallsTo((line) => engineLog.debug(line));
-}
-
-/** The ProxyOrder provider instance of this process; `configure` gives it the stack's config. */
-export const orderProvider: OrderProvider = tracedOperations(createOrderProvider({ settingsToldByProgram: true }), SERVICE_NAME, "proxy:ProxyOrder");
-
-/** The ProxyFleet provider instance of this process. */
-export const fleetProvider: FleetProvider = tracedOperations(createFleetProvider({ settingsToldByProgram: true }), SERVICE_NAME, "proxy:ProxyFleet");
+/** Each resource's provider methods, as both front ends call them, and the options they take. */
+export { createOrderProvider, OrderProvider } from "./order/order-provider";
+export type { ConfigureArgs, OperationOptions, OrderProviderOptions } from "./order/order-provider";
+export { createFleetProvider, FleetProvider } from "./fleet/fleet-provider";
+export type { ProviderOptions, ProviderSeams } from "./core/provider-core";
+export type { ProviderLog } from "./api/rate-limit-report";
+/** A settings problem's short form, where the program's process says it in full (the dynamic SDK). */
+export { toldByProgram } from "./core/provider-core";
+/** The functions' checks and calls, shared by the dynamic SDK's functions and the plugin's invokes. */
+export { checkGetProxiesArgs, checkGetProxyHealthArgs, checkProxyHealth, listProxies } from "./functions";
+export type { ProxyListFilters } from "./functions";
+/** The `proxy:*` settings: their keys and variables, how they are read, and what is wrong with them. */
+export { CONFIG_KEYS, ConfigurationError, SANDBOX_COMMANDS, SETTING_NAMES, misspeltSettings, pluginSettings, resolveSettings, settingsProblem } from "./core/config";
+export type { ConfigLookup, ProviderSettings } from "./core/config";
+/** The accounts of the process: one client and request budget per base URL and API key. */
+export { processAccounts } from "./api/account";
+/** The waiter of an order, what a plan's orders took (for an API without estimates), and the waiter's errors. */
+export { OrderFailedError, OrderWaitCancelledError, OrderWaitTimeoutError, UnexpectedOrderStateError, waitForOrder } from "./api/wait";
+export { ProvisioningTimes } from "./api/provisioning";
+/** The error of an order whose absence could not be proven. */
+export { OrderAbsenceUnconfirmedError } from "./api/absence";
+/** The resources, functions and object types, each described once: inputs, outputs, defaults and docs. */
+export { FUNCTIONS, GET_PROXIES, GET_PROXY_HEALTH, GET_USAGE, OBJECT_TYPES, PROVIDER_SETTINGS, PROXY_FLEET, PROXY_ORDER, RESOURCES } from "./schema/definitions";
+export type { ObjectTypes, Shape } from "./schema/definitions";
+export { secretNames } from "./schema/fields";
+export type { FieldSpec, Fields, FunctionSpec, ResourceSpec, Same } from "./schema/fields";
+export type { HealthCheckInput, HealthOutput, ProxyHealth } from "./schema/health-input";
+/** The resources' state: inputs and outputs as the engine stores them. */
+export type { OrderInputs, OrderOutputs, ProxyCredential, ProxyInfo } from "./state/order-state";
+export type { FleetCredential, FleetInputs, FleetMember, FleetOutputs, FleetProxy } from "./state/fleet-state";
+/** The idempotency key a resource's purchase derives from its identity. */
+export { purchaseKey } from "./state/idempotency";
+export type { ResourceIdentity } from "./state/idempotency";
+/** What Pulumi's engine and the dynamic host need: type tokens, the stored provider, values they can serialize. */
+export { FLEET_TYPE, ORDER_TYPE, PROVIDER_KEY, PartialOrderError, SERIALIZED_FLEET_PROVIDER, SERIALIZED_PROVIDER, UNKNOWN, engineValue } from "./shared/pulumi-host";
+/** Durations as inputs spell them (`20m`, `7d`). */
+export { parseDuration } from "./shared/duration";

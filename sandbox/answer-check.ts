@@ -3,7 +3,8 @@
  * statuses the OpenAPI document is written from (contract/openapi.ts) before it is sent. An answer that breaks the
  * contract is a bug of the sandbox; it is replaced by a `500` naming what was wrong, so no test can pass on it.
  */
-import { OPERATIONS, operationOf, problemDocumentWire, readWire, SUCCESS_BODIES } from "../contract";
+import { OPERATIONS, operationOf, SUCCESS_BODIES } from "../contract/openapi";
+import { problemDocumentWire, readWire } from "../contract/wire";
 
 /** One answer about to be sent. Header names are lower case. */
 export interface Answer {

@@ -2,7 +2,7 @@
  * The sandbox's command line: its usage, its options and their values checked (cli.ts runs it).
  */
 import type { parseArgs } from "node:util";
-import { HINT_FORMS } from "../contract/rate-limit";
+import { HINT_FORMS } from "../contract";
 import { SANDBOX_API_KEY, type SandboxOptions } from "./sandbox";
 
 /** What `pulumi-proxy-sandbox --help` prints: every option of {@link OPTIONS}. */

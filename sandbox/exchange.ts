@@ -6,8 +6,8 @@
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
-import { openApiDocument } from "../contract";
-import { rateLimitHeaders } from "../contract/rate-limit";
+import { rateLimitHeaders } from "../contract";
+import { openApiDocument } from "../contract/openapi";
 import { handleAdmin } from "./admin";
 import { contractProblems, type Answer } from "./answer-check";
 import { authenticate, type Auth } from "./auth";

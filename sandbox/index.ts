@@ -9,7 +9,7 @@ export type { FailFault, FaultMatch } from "./faults";
 export { PLANS, DEFAULT_BALANCE_CENTS } from "./catalogue";
 export type { Plan } from "./catalogue";
 export type { RateLimitOptions } from "./rate-limit";
-export type { HintForm } from "../contract/rate-limit";
+export type { HintForm } from "../contract";
 export type { SandboxClock } from "./clock";
 export type { SandboxRecords, SandboxState, StoredOrder, StoredProxy } from "./state";
 export type { ProxyCondition, ProxyServing, ServeProxiesOptions } from "./proxy-serving";

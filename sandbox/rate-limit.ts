@@ -5,7 +5,7 @@
  * and a refusal may ask it to wait out the rest of the window). Answers carry the limit as hints in any form the
  * contract names (contract/rate-limit.ts; always, only on a refusal, or never); a refusal always carries `Retry-After`.
  */
-import type { StatedQuota } from "../contract/rate-limit";
+import type { StatedQuota } from "../contract";
 
 /** When the answers carry the rate-limit hints. */
 export type RateLimitHints = "always" | "on-429" | "never";

@@ -1,7 +1,8 @@
 /**
  * The four endpoints of the contract, as the sandbox answers them.
  */
-import { createOrderRequestWire, IDEMPOTENCY_KEY_RULE, isValidIdempotencyKey, PROXY_TYPES } from "../contract";
+import { IDEMPOTENCY_KEY_RULE, isValidIdempotencyKey, PROXY_TYPES } from "../contract";
+import { createOrderRequestWire } from "../contract/wire";
 import { PLANS } from "./catalogue";
 import { bodyHash, decide } from "./idempotency-store";
 import { Problem } from "./http";

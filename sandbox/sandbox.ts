@@ -4,7 +4,7 @@
  */
 import type { SandboxClock } from "./clock";
 import type { Faults } from "./faults";
-import type { HintForm } from "../contract/rate-limit";
+import type { HintForm } from "../contract";
 import type { RateLimitHints, RateLimitOptions } from "./rate-limit";
 import type { ProxyServing, ServeProxiesOptions } from "./proxy-serving";
 import type { SandboxRecords, SandboxState } from "./state";

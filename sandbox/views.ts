@@ -2,7 +2,8 @@
  * What the API shows of the sandbox's state at a given time: an order's status, the order and proxy records in their
  * wire shape, and the usage. Pure functions of the state and `now`.
  */
-import type { Complete, OrderWire, ProxyWire, UsageWire } from "../contract";
+import type { Complete } from "../contract";
+import type { OrderWire, ProxyWire, UsageWire } from "../contract/wire";
 import { PLANS, type Plan } from "./catalogue";
 import type { SandboxState, StoredOrder, StoredProxy } from "./state";
 

@@ -4,7 +4,7 @@
  * so neither the API key nor a proxy's password can reach them.
  */
 import { performance } from "node:perf_hooks";
-import type { CallOutcome, CallTrace, CallTracer } from "../client/trace";
+import type { CallOutcome, CallTrace, CallTracer } from "../client";
 
 /** How an answer or a failure reads: `200`, `429 rate_limited`, `ECONNRESET`. */
 function outcomeText(outcome: CallOutcome): string {

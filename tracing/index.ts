@@ -7,7 +7,7 @@
  * Without that variable nothing is loaded: the OpenTelemetry SDK is required only once it is set (otel.ts).
  */
 
-import type { CallTrace, CallTracer } from "../client/trace";
+import type { CallTrace, CallTracer } from "../client";
 import { callLog } from "./call-log";
 import type { ProcessTracing, SpanAttributes } from "./types";
 
@@ -116,3 +116,6 @@ export function tracedOperations<T extends object>(provider: T, serviceName: str
     },
   });
 }
+
+/** The API exchange as lines of a debug log (call-log.ts), for a client of the caller's own. */
+export { callLog } from "./call-log";

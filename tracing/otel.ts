@@ -10,8 +10,7 @@ import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-grpc";
 import { Resource } from "@opentelemetry/resources";
 import { BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
-import type { CallOutcome, CallTrace, CallTracer } from "../client/trace";
-import { VERSION } from "../client/version";
+import { type CallOutcome, type CallTrace, type CallTracer, VERSION } from "../client";
 import type { ProcessTracing, SpanAttributes } from "./types";
 
 /** Registers the SDK with an exporter to the engine's collector at `endpoint` (host:port); makes the clients' tracer. */

@@ -2,7 +2,7 @@
  * The shapes tracing/index.ts and the OpenTelemetry side (otel.ts) share, apart from both so that neither imports the
  * other's module.
  */
-import type { CallTracer } from "../client/trace";
+import type { CallTracer } from "../client";
 
 /** Attributes of a span: what it serves (an order id, a slot, a resource type). */
 export type SpanAttributes = Record<string, string | number | boolean | undefined>;

@@ -6,9 +6,8 @@
  *   2. the API answers another request on the same base URL normally (a wrong base URL or path answers 404 to
  *      everything).
  */
-import type { ProxyApiClient } from "../../client/client";
-import { NotFoundError, ProxyApiError } from "../../client/errors";
-import type { Order } from "../../contract/types";
+import { NotFoundError, type ProxyApiClient, ProxyApiError } from "../../client";
+import type { Order } from "../../contract";
 
 /**
  * How long a 404 must hold: `rereads` reads after the first must also answer 404, each `delayMs` after the last,

@@ -10,9 +10,7 @@
  * runs a provider process of its own. A test that needs a clean start makes its own {@link Accounts}.
  */
 import { createHash } from "node:crypto";
-import { ProxyApiClient } from "../../client/client";
-import { AuthenticationError, ProxyError } from "../../client/errors";
-import type { ClientOptions } from "../../client/request";
+import { AuthenticationError, type ClientOptions, ProxyApiClient, ProxyError } from "../../client";
 import { RefreshLister } from "./listing";
 import { ProvisioningTimes, type PlanProvisioningTimes } from "./provisioning";
 import { PurchaseTally, type ProviderLog } from "./rate-limit-report";

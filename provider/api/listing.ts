@@ -17,9 +17,8 @@
  * The engine reads a stack's resources one by one, several at a time, in one provider process: reads that arrive
  * within a moment of each other share one listing, and later reads of the same refresh use what it fetched.
  */
-import type { ProxyApiClient } from "../../client/client";
-import { ProxyError } from "../../client/errors";
-import type { ProxyPage, ProxyRecord } from "../../contract/types";
+import { type ProxyApiClient, ProxyError } from "../../client";
+import type { ProxyPage, ProxyRecord } from "../../contract";
 import type { ProxyCredential, ProxyInfo } from "../state/order-state";
 
 /** The largest page the contract allows. */

@@ -6,10 +6,8 @@
  * partial create, a fleet records the member and carries on with the others. Only a purchase that never produced an
  * order (402, an unknown plan, the rate limit past the deadline, repeated failures) throws.
  */
-import type { ProxyApiClient } from "../../client/client";
-import { NotFoundError, ProxyError, UnreadableOrderError } from "../../client/errors";
-import { isSpentState, isTargetState } from "../../contract/states";
-import type { Order } from "../../contract/types";
+import { NotFoundError, type ProxyApiClient, ProxyError, UnreadableOrderError } from "../../client";
+import { isSpentState, isTargetState, type Order } from "../../contract";
 import { confirmApiAnswers, confirmOrderGone, OrderAbsenceUnconfirmedError } from "./absence";
 import { formatDuration } from "../shared/duration";
 import { keyAfterRemovedOrder, nextPurchaseKey } from "../state/idempotency";

@@ -2,7 +2,7 @@
  * What a user sees of the API's rate limit: one summary per request budget (one per API key and process) at most every
  * 30 s instead of a line per 429, and a line for a resource whose requests have waited 30 s or more in all.
  */
-import type { BudgetSummary, RequestBudget } from "../../client/budget";
+import type { BudgetSummary, RequestBudget } from "../../client";
 import { formatDuration } from "../shared/duration";
 
 /** Where provider messages go. In the provider process: Pulumi's log, which the CLI shows. */

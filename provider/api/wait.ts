@@ -14,18 +14,16 @@
  * When the API's rate limit is short, the process's request budget decides when a poll really goes: polls at the
  * estimate before routine ones, and every order in turn.
  */
-import type { ProxyApiClient } from "../../client/client";
-import type { Clock } from "../../client/clock";
-import { NotFoundError, ProxyError } from "../../client/errors";
+import { type Clock, NotFoundError, type ProxyApiClient, ProxyError } from "../../client";
 import {
   isPendingState,
   isSpentState,
   isTargetState,
+  type Order,
   PENDING_ORDER_STATES,
   SPENT_ORDER_STATES,
   TARGET_ORDER_STATES,
-} from "../../contract/states";
-import type { Order } from "../../contract/types";
+} from "../../contract";
 import { formatDuration } from "../shared/duration";
 import type { PlanProvisioningTimes, ProvisioningTry } from "./provisioning";
 

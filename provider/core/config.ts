@@ -2,7 +2,7 @@
  * Where the provider's settings come from, in one place: the stack's `proxy:*` config first, then the environment.
  */
 import { isIP } from "node:net";
-import { ProxyError } from "../../client/errors";
+import { ProxyError } from "../../client";
 
 /** The configuration is missing or unsafe; raised before any request is made. */
 export class ConfigurationError extends ProxyError {

@@ -3,7 +3,7 @@
  * proxies with their credentials, within the engine's cancel and the operation's deadline, and the verdict against
  * `minHealthy` said in the log.
  */
-import type { Clock } from "../../client/clock";
+import type { Clock } from "../../client";
 import { checkProxies, type ProxyToCheck } from "../../health";
 import { formatDuration } from "../shared/duration";
 import { healthSettings, meetsMinimum, requiredHealthy, type HealthCheckInput, type HealthOutput, type HealthSettings } from "../schema/health-input";

@@ -2,9 +2,7 @@
  * What every resource's provider methods share: the settings (`configure`, with the environment as fallback), the
  * process's API client for them, the purchase flow, deadlines, and how a refresh explains a key it cannot use.
  */
-import { realClock, type Clock } from "../../client/clock";
-import { AuthenticationError, PermissionError } from "../../client/errors";
-import type { ClientOptions, RetryEvent } from "../../client/request";
+import { AuthenticationError, type ClientOptions, type Clock, PermissionError, realClock, type RetryEvent } from "../../client";
 import { processCallTracer } from "../../tracing";
 import { processAccounts, type Account, type Accounts } from "../api/account";
 import { ConfigurationError, misspeltHint, misspeltSettings, resolveSettings, type ConfigLookup, type MisspeltSetting, type SettingNames } from "./config";

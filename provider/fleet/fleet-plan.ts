@@ -3,7 +3,7 @@
  * a member that failed, was cancelled, expired or is due for renewal), which resume waiting, which are no longer
  * tracked. `diff` shows the plan; `create` and `update` carry it out.
  */
-import { isPendingState, isSpentState } from "../../contract/states";
+import { isPendingState, isSpentState } from "../../contract";
 import { PROXY_FLEET } from "../schema/definitions";
 import { changedInputs } from "../schema/fields";
 import { healthDue, ordersWithFailures } from "../schema/health-input";

@@ -3,7 +3,7 @@
  * each state, and the slowest), then one summary, instead of a line per member and state. A fleet of 1,000 would
  * otherwise print thousands of lines; a single ProxyOrder keeps its own lines.
  */
-import type { Clock } from "../../client/clock";
+import type { Clock } from "../../client";
 import { formatDuration } from "../shared/duration";
 import type { ProviderLog } from "../api/rate-limit-report";
 

@@ -11,9 +11,8 @@
 import { traceStep, type SpanAttributes } from "../../tracing";
 import type * as pulumi from "@pulumi/pulumi";
 import type { Account } from "../api/account";
-import { ProxyError } from "../../client/errors";
-import { isSpentState, isTargetState } from "../../contract/states";
-import type { Order, ProxyRecord } from "../../contract/types";
+import { ProxyError } from "../../client";
+import { isSpentState, isTargetState, type Order, type ProxyRecord } from "../../contract";
 import { PROXY_FLEET } from "../schema/definitions";
 import { describePurchases, planFleet, planFleetChange, type MemberAction } from "./fleet-plan";
 import { FleetProgress } from "./fleet-progress";

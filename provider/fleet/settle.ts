@@ -2,7 +2,7 @@
  * What the purchases' outcomes become for a fleet, decided without calling anything: its members after its actions
  * ran, the lines to log and the problems that make it partial. fleet-provider.ts raises and logs them.
  */
-import { isTargetState } from "../../contract/states";
+import { isTargetState } from "../../contract";
 import { memberOf, proxiesOf, type FleetMember, type OrderProxies } from "../state/fleet-state";
 import type { MemberAction } from "./fleet-plan";
 import { fleetUnfinished, memberReplaced } from "../shared/messages";

@@ -3,7 +3,7 @@
  * are updated in place, whether the replacement follows the stored order (and so buys with a key derived from it),
  * and what the preview warns about. order-provider.ts carries the decisions out.
  */
-import { isPendingState, isSpentState } from "../../contract/states";
+import { isPendingState, isSpentState } from "../../contract";
 import { PROXY_ORDER } from "../schema/definitions";
 import { changedInputs, replacingInputs } from "../schema/fields";
 import { healthDue } from "../schema/health-input";

@@ -8,10 +8,9 @@
  * outputs or in an error message, and leaves the state only when its absence is certain (absence.ts).
  */
 import type * as pulumi from "@pulumi/pulumi";
-import type { ProxyApiClient } from "../../client/client";
+import { type ProxyApiClient, ProxyError } from "../../client";
 import type { Account } from "../api/account";
-import { ProxyError } from "../../client/errors";
-import { isPendingState, isSpentState, isTargetState } from "../../contract/states";
+import { isPendingState, isSpentState, isTargetState, type Order } from "../../contract";
 import { PROXY_ORDER } from "../schema/definitions";
 import { purchaseKey, type ResourceIdentity } from "../state/idempotency";
 import { INPUT_DEFAULTS } from "../schema/inputs";
@@ -38,7 +37,6 @@ import { checkResource, type CheckLimits } from "../core/health-check";
 import { assessExpiry, expiryMessage } from "../state/renewal";
 import { settleOrder } from "./settle";
 import type { PurchaseOutcome } from "../api/purchase";
-import type { Order } from "../../contract/types";
 
 export type { ProviderLog } from "../api/rate-limit-report";
 export type { ConfigureArgs, OperationOptions } from "../core/provider-core";

@@ -2,7 +2,7 @@
  * What a purchase's outcome becomes for a ProxyOrder, decided without calling anything: its outputs, or the error that
  * says what happened and what is kept. order-provider.ts raises it.
  */
-import { ProxyError } from "../../client/errors";
+import { ProxyError } from "../../client";
 import { orderFailed, orderUnfinished } from "../shared/messages";
 import { toOutputs, type OrderInputs, type OrderOutputs } from "../state/order-state";
 import type { OrderOrigin } from "../state/origin";

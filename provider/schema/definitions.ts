@@ -9,7 +9,7 @@
  * members show it too), compute it where the type checker then points (`orderFields` or `toOutputs` in order-state.ts,
  * `toFleetOutputs` in fleet-state.ts), and run `npm run gen`.
  */
-import type { Order, ProxyRecord, StatusReason as ContractStatusReason, Usage } from "../../contract/types";
+import type { Order, ProxyRecord, StatusReason as ContractStatusReason, Usage } from "../../contract";
 import type { HealthCheckInput, HealthOutput } from "./health-input";
 import type { FunctionSpec, ObjectTypeSpec, ResourceSpec, Same, ShapeOf } from "./fields";
 import { INPUT_CHECKS, INPUT_DEFAULTS } from "./inputs";

@@ -94,7 +94,7 @@ export type ShapeOf<F, O> = Simplify<
 >;
 
 // The record-listing and sameness checks, whose home is the contract (the sandbox uses them too).
-export type { Complete, Same } from "../../contract/shapes";
+export type { Complete, Same } from "../../contract";
 
 /** Names of the fields of `fields` that are secrets. */
 export function secretNames(fields: Fields): string[] {

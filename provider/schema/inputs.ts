@@ -3,7 +3,7 @@
  * what is allowed. definitions.ts attaches each check to its input; fields.ts runs them.
  */
 import { z } from "zod";
-import { IDEMPOTENCY_KEY_RULE, isValidIdempotencyKey } from "../../contract/idempotency";
+import { IDEMPOTENCY_KEY_RULE, isValidIdempotencyKey } from "../../contract";
 import { parseDuration } from "../shared/duration";
 import type { InputCheck } from "./fields";
 import { healthCheckProblem } from "./health-input";

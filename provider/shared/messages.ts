@@ -3,7 +3,7 @@
  * errors the lifecycles raise. Each says what happened, what is kept, and what to do next. Tests and users match on
  * these words; change them with care.
  */
-import { isSpentState } from "../../contract/states";
+import { isSpentState } from "../../contract";
 
 /** Why nothing the provider stops tracking is undone: every message that says so says it in these words. */
 const NO_CANCEL_ENDPOINT = "the API has no cancel endpoint";

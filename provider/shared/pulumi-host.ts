@@ -3,7 +3,7 @@
  * @pulumi/pulumi (`cmd/dynamic-provider/index.js` and `runtime/rpc.js` of the pinned version).
  */
 import { unknownValue } from "@pulumi/pulumi/runtime/rpc";
-import { ProxyError } from "../../client/errors";
+import { ProxyError } from "../../client";
 
 /**
  * How the engine marks a value it does not know yet, during preview (`runtime/rpc.js`, `unknownValue`). It arrives

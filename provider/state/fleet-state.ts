@@ -1,7 +1,7 @@
 /**
  * The shapes a ProxyFleet has in Pulumi's state, and how its members and their proxies become its outputs.
  */
-import type { Order } from "../../contract/types";
+import type { Order } from "../../contract";
 import { PROXY_FLEET, type ObjectTypes, type Shape } from "../schema/definitions";
 import { inputValues, type Complete } from "../schema/fields";
 import { orderFields, orderFromFields, splitCredentials } from "./order-state";

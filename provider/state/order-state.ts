@@ -2,7 +2,7 @@
  * The shapes a ProxyOrder has in Pulumi's state, and the one mapping from an API order to what a ProxyOrder and each
  * member of a fleet show of it.
  */
-import type { Order, ProxyRecord } from "../../contract/types";
+import type { Order, ProxyRecord } from "../../contract";
 import { ORDER_FIELDS, PROXY_ORDER, type ObjectTypes, type Shape } from "../schema/definitions";
 import { inputValues, type Complete } from "../schema/fields";
 import { storedOrigin, type OrderOrigin } from "./origin";

@@ -14,7 +14,7 @@
  *   only once this process has read some other order at the configured API: a stack that moved APIs before its orders
  *   recorded where they live finds none of them there, and keeps them all.
  */
-import type { ProxyApiClient } from "../../client/client";
+import type { ProxyApiClient } from "../../client";
 
 /** What an order records of where it lives (both absent for an order recorded by an earlier release). */
 export interface OrderOrigin {

@@ -5,7 +5,7 @@
  * The API has no renew endpoint, so a renewal is a new purchase (new proxies) made by a replacement: Pulumi creates
  * the new order before it deletes (stops tracking) the old one, so there is no gap.
  */
-import { isTargetState } from "../../contract/states";
+import { isTargetState } from "../../contract";
 import { formatDuration, parseDuration } from "../shared/duration";
 import { nextPurchaseKey } from "./idempotency";
 

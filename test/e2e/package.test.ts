@@ -64,7 +64,7 @@ describe("the packed package", () => {
     // A module whose source was moved or removed leaves its output in dist/ unless the build starts clean.
     const sourceless = files.filter((f) => f.startsWith("dist/") && f.endsWith(".js") && !existsSync(join(REPO_ROOT, f.slice("dist/".length).replace(/\.js$/, ".ts"))));
     expect(sourceless).toEqual([]);
-    for (const entry of ["dist/dynamic-sdk/index.js", "dist/provider/index.js", "dist/sandbox/index.js", "dist/sandbox/cli.js", "dist/dynamic-sdk/index.d.ts", "dist/plugin/main.js", "dist/check/main.js", "dist/policy/index.js"]) {
+    for (const entry of ["dist/dynamic-sdk/index.js", "dist/provider/host.js", "dist/sandbox/index.js", "dist/sandbox/cli.js", "dist/dynamic-sdk/index.d.ts", "dist/plugin/main.js", "dist/check/main.js", "dist/policy/index.js"]) {
       expect(files).toContain(entry);
     }
   });

@@ -100,6 +100,40 @@ describe("the dependency rule", () => {
 });
 
 /**
+ * The parts other parts import, each through its front file (`<part>/index.ts`) alone: a part's other files are its
+ * insides, free to move. The dynamic host's entry (provider/host.ts) is loaded by the package's name, never imported.
+ * contract/ has two more doors, for what is typed with zod: the wire schemas and the OpenAPI document made from them
+ * (its index stays free of zod, so that the published declarations reach no zod type: the check below).
+ */
+const DOORS: Record<string, string[]> = {
+  contract: ["contract", "contract/wire", "contract/openapi"],
+  client: ["client"],
+  tracing: ["tracing"],
+  health: ["health"],
+  provider: ["provider"],
+  check: ["check"],
+  sandbox: ["sandbox"],
+};
+
+describe("front files", () => {
+  it("every part others import has one, and no import reaches past it", () => {
+    const problems: string[] = [];
+    for (const part of Object.keys(PARTS)) {
+      for (const file of sourceFiles(join(REPO_ROOT, part))) {
+        for (const spec of specifiers(readFileSync(file, "utf8")).filter((s) => s.startsWith("."))) {
+          const target = relative(REPO_ROOT, resolve(dirname(file), spec));
+          const targetPart = target.split("/")[0] ?? "";
+          if (targetPart === part) continue;
+          if (!(DOORS[targetPart] ?? []).includes(target)) problems.push(`${relative(REPO_ROOT, file)} imports ${spec}: import ${targetPart}/ by its front file`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(Object.keys(DOORS).filter((part) => !existsSync(join(REPO_ROOT, part, "index.ts")))).toEqual([]);
+  });
+});
+
+/**
  * provider/'s folders, from the bottom: a file imports only from its own folder and those below. So what the state
  * holds never reaches the requests, the decisions never reach the engine's methods, and a new file must be placed. The
  * files directly in provider/ (the entry) come last.
@@ -112,7 +146,7 @@ const PROVIDER_FOLDERS = [
   { folder: "core", files: ["provider-core", "config", "health-check"] },
   { folder: "order", files: ["order-provider", "order-plan", "settle"] },
   { folder: "fleet", files: ["fleet-provider", "fleet-plan", "fleet-progress", "settle"] },
-  { folder: "entry", files: ["index", "functions"] },
+  { folder: "entry", files: ["index", "host", "functions"] },
 ];
 
 /** A folder's directory: the entry's files sit in provider/ itself. */
@@ -223,7 +257,7 @@ describe("a shape a newcomer can change safely", () => {
 
 describe("the published type declarations", () => {
   it("reach neither zod nor undici from any entry point", () => {
-    const entries = ["dist/dynamic-sdk/index.d.ts", "dist/provider/index.d.ts", "dist/sandbox/index.d.ts", "dist/policy/index.d.ts"].map((p) => join(REPO_ROOT, p));
+    const entries = ["dist/dynamic-sdk/index.d.ts", "dist/provider/host.d.ts", "dist/sandbox/index.d.ts", "dist/policy/index.d.ts"].map((p) => join(REPO_ROOT, p));
     expect(entries.filter((p) => !existsSync(p)), "run `npm run build` first (npm test does)").toEqual([]);
     const seen = new Set<string>();
     const leaks: string[] = [];
