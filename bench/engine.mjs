@@ -70,7 +70,70 @@ async function realOrderOutputs(cli, dir) {
   return Object.fromEntries(Object.entries(outputs).map(([name, value]) => [name, plain(value)]));
 }
 
+/** The CLI steps timed for each program. */
+const STEPS = {
+  up: ["up", "--yes", "--skip-preview"],
+  "no-change preview": ["preview", "--expect-no-changes"],
+  refresh: ["refresh", "--yes", "--skip-preview"],
+  destroy: ["destroy", "--yes", "--skip-preview"],
+};
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** N resources of each program, each step timed `repeats` times, and our steps against the same-shape no-op's. */
+async function engineCase(cli, programs, shape, { n, repeats }) {
+  const times = { ours: {}, noop: {}, shaped: {} };
+  for (const dir of Object.values(programs)) await cli(dir, ["config", "set", "count", String(n)]);
+  // Interleaved, so that a slow spell of the machine falls on every program alike rather than on one.
+  for (let r = 0; r < repeats; r++) {
+    for (const [name, dir] of Object.entries(programs)) {
+      for (const [step, args] of Object.entries(STEPS)) {
+        const started = performance.now();
+        await cli(dir, args);
+        (times[name][step] ??= []).push(performance.now() - started);
+      }
+    }
+  }
+  // The issue's goal is against a no-op of the same shape; the one-property no-op shows what the shape costs.
+  const rows = Object.keys(STEPS).map((step) => {
+    const ours = median(times.ours[step]);
+    const shaped = median(times.shaped[step]);
+    const ratio = ours / shaped;
+    const said = `N = ${n}, ${step}: ${(ours / 1000).toFixed(1)} s vs a same-shape no-op ${(shaped / 1000).toFixed(1)} s`;
+    return ["engine overhead", said, `${ratio.toFixed(2)}x`, "<= 1.2x", ratio <= 1.2 ? "met" : "missed"];
+  });
+  const bareRatios = Object.keys(STEPS).map((step) => (median(times.ours[step]) / median(times.noop[step])).toFixed(2) + "x");
+  rows.push([
+    "engine overhead, anchor",
+    `N = ${n}, ${Object.keys(STEPS).join(" / ")} vs a no-op with one property (the same-shape no-op has ProxyOrder's ${Object.keys(shape.set).length + shape.unset.length} properties, a real order's outputs and its secrets)`,
+    bareRatios.join(", "),
+    "for comparison",
+    "",
+  ]);
+  return rows;
+}
+
+/** The state's size: the serialized provider stored with each ProxyOrder, and a whole entry against a no-op's. */
+async function stateSizes(cli, programs) {
+  await cli(programs.ours, ["config", "set", "count", "1"]);
+  await cli(programs.ours, ["up", "--yes", "--skip-preview"]);
+  const exported = JSON.parse(await cli(programs.ours, ["stack", "export"]));
+  const order = exported.deployment.resources.find((r) => r.type.endsWith(":ProxyOrder"));
+  const size = String(order?.inputs?.__provider ?? "").length;
+  // The whole entry matters too: the engine rewrites the state after every step, so it is paid N times per step.
+  await cli(programs.noop, ["config", "set", "count", "1"]);
+  await cli(programs.noop, ["up", "--yes", "--skip-preview"]);
+  const noop = JSON.parse(await cli(programs.noop, ["stack", "export"])).deployment.resources.find((r) => r.type.startsWith("pulumi-nodejs:"));
+  await cli(programs.ours, ["destroy", "--yes", "--skip-preview"]);
+  await cli(programs.noop, ["destroy", "--yes", "--skip-preview"]);
+  return [
+    ["state size", "serialized provider per ProxyOrder (bytes)", String(size), "<= 8000", size <= 8000 ? "met" : "missed"],
+    ["state size", "whole state entry: a ProxyOrder (5 proxies) vs a no-op resource (bytes)", `${JSON.stringify(order).length} vs ${JSON.stringify(noop).length}`, "for comparison", ""],
+  ];
+}
+
 /**
+ * The engine's overhead: our ProxyOrders' steps against no-op resources of the same shape, and the state's size.
  * @param sizes the values of N to measure
  */
 export async function engineFigures(root, repeats, startSandbox, sizes = [1, 10, 50]) {
@@ -87,65 +150,10 @@ export async function engineFigures(root, repeats, startSandbox, sizes = [1, 10,
   writeFileSync(outputsFile, JSON.stringify(await realOrderOutputs(cli, programs.ours)));
   const shape = orderShape(root, outputsFile);
   await cli(programs.shaped, ["config", "set", "shape", JSON.stringify(shape)]);
-
-  const steps = {
-    up: ["up", "--yes", "--skip-preview"],
-    "no-change preview": ["preview", "--expect-no-changes"],
-    refresh: ["refresh", "--yes", "--skip-preview"],
-    destroy: ["destroy", "--yes", "--skip-preview"],
-  };
   const figures = [];
-  const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   try {
-    for (const n of sizes) {
-      const times = { ours: {}, noop: {}, shaped: {} };
-      for (const dir of Object.values(programs)) await cli(dir, ["config", "set", "count", String(n)]);
-      // Interleaved, so that a slow spell of the machine falls on every program alike rather than on one.
-      for (let r = 0; r < repeats; r++) {
-        for (const [name, dir] of Object.entries(programs)) {
-          for (const [step, args] of Object.entries(steps)) {
-            const started = performance.now();
-            await cli(dir, args);
-            (times[name][step] ??= []).push(performance.now() - started);
-          }
-        }
-      }
-      // The issue's goal is against a no-op of the same shape; the one-property no-op shows what the shape costs.
-      for (const step of Object.keys(steps)) {
-        const ours = med(times.ours[step]);
-        const shaped = med(times.shaped[step]);
-        const ratio = ours / shaped;
-        figures.push([
-          "engine overhead",
-          `N = ${n}, ${step}: ${(ours / 1000).toFixed(1)} s vs a same-shape no-op ${(shaped / 1000).toFixed(1)} s`,
-          `${ratio.toFixed(2)}x`,
-          "<= 1.2x",
-          ratio <= 1.2 ? "met" : "missed",
-        ]);
-      }
-      const bareRatios = Object.keys(steps).map((step) => (med(times.ours[step]) / med(times.noop[step])).toFixed(2) + "x");
-      figures.push([
-        "engine overhead, anchor",
-        `N = ${n}, ${Object.keys(steps).join(" / ")} vs a no-op with one property (the same-shape no-op has ProxyOrder's ${Object.keys(shape.set).length + shape.unset.length} properties, a real order's outputs and its secrets)`,
-        bareRatios.join(", "),
-        "for comparison",
-        "",
-      ]);
-    }
-    // State size: the serialized provider stored with each ProxyOrder.
-    await cli(programs.ours, ["config", "set", "count", "1"]);
-    await cli(programs.ours, ["up", "--yes", "--skip-preview"]);
-    const exported = JSON.parse(await cli(programs.ours, ["stack", "export"]));
-    const order = exported.deployment.resources.find((r) => r.type.endsWith(":ProxyOrder"));
-    const size = String(order?.inputs?.__provider ?? "").length;
-    figures.push(["state size", "serialized provider per ProxyOrder (bytes)", String(size), "<= 8000", size <= 8000 ? "met" : "missed"]);
-    // The whole entry matters too: the engine rewrites the state after every step, so it is paid N times per step.
-    await cli(programs.noop, ["config", "set", "count", "1"]);
-    await cli(programs.noop, ["up", "--yes", "--skip-preview"]);
-    const noop = JSON.parse(await cli(programs.noop, ["stack", "export"])).deployment.resources.find((r) => r.type.startsWith("pulumi-nodejs:"));
-    figures.push(["state size", "whole state entry: a ProxyOrder (5 proxies) vs a no-op resource (bytes)", `${JSON.stringify(order).length} vs ${JSON.stringify(noop).length}`, "for comparison", ""]);
-    await cli(programs.ours, ["destroy", "--yes", "--skip-preview"]);
-    await cli(programs.noop, ["destroy", "--yes", "--skip-preview"]);
+    for (const n of sizes) figures.push(...(await engineCase(cli, programs, shape, { n, repeats })));
+    figures.push(...(await stateSizes(cli, programs)));
   } finally {
     await sandbox.stop();
     workspace.cleanup();

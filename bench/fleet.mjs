@@ -35,6 +35,84 @@ for (let i = 0; i < count; i++) new pulumi.dynamic.Resource(provider, "noop-" + 
 export const DEFAULT_FLEET_CASES =
   "50:16:10:20,200:64:20:20,500:64:20:20,100:100:5:5,200:64:20:20:never,100:100:5:5:never,200:200:10:20:on-429,200:200:10:20:never";
 
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+
+/** N ProxyOrders' up at --parallel P against the sandbox: its time, its requests' 429s and span, what it bought. */
+async function ordersUp(workspace, program, sandbox, { n, p, label }) {
+  const api = { PROXY_API_BASE_URL: sandbox.url, PROXY_API_KEY: sandbox.apiKey };
+  await workspace.cli(program, ["config", "set", "count", String(n)]);
+  let ok = true;
+  const started = performance.now();
+  const startedAt = Date.now();
+  try {
+    await workspace.cli(program, ["up", "--yes", "--skip-preview", "--parallel", String(p)], api);
+  } catch (error) {
+    ok = false;
+    console.error(`bench: fleet ${label}: up failed: ${String(error.message).slice(-2000)}`);
+  }
+  const wall = performance.now() - started;
+  const calls = sandbox.requests.filter((q) => q.path.startsWith("/v1/"));
+  const throttled = calls.filter((q) => q.status === 429).length;
+  // The requests' own span, from the first to the last arrival: the wall time less the engine's start (its program
+  // registering N resources before any create runs) and its end.
+  const firstAt = Math.min(...calls.map((q) => q.at));
+  const span = Math.max(...calls.map((q) => q.at)) - firstAt;
+  const bought = sandbox.createdOrders.length;
+  await workspace.cli(program, ["destroy", "--yes", "--skip-preview"], api);
+  return { ok, wall, calls: calls.length, throttled, span, firstAfter: firstAt - startedAt, bought };
+}
+
+/** The anchor: N no-op resources whose create waits T, at the same --parallel. */
+async function noopUp(workspace, program, { n, p, tMs }) {
+  await workspace.cli(program, ["config", "set", "count", String(n)]);
+  await workspace.cli(program, ["config", "set", "sleepMs", String(tMs)]);
+  const started = performance.now();
+  await workspace.cli(program, ["up", "--yes", "--skip-preview", "--parallel", String(p)]);
+  const noop = performance.now() - started;
+  await workspace.cli(program, ["destroy", "--yes", "--skip-preview"]);
+  return noop;
+}
+
+/** One case, N:P:R:T with the API's shape: the orders' up against its floor and against the no-op anchor. */
+async function fleetCase(workspace, programs, startSandbox, spec) {
+  const [n, p, r, t] = spec.split(":").slice(0, 4).map(Number);
+  const shape = apiShape(spec, r, t * 1000);
+  const tMs = t * 1000;
+  const issueFloor = Math.max(tMs + (n / r) * 1000, ((2 * n) / r) * 1000);
+  const floor = Math.max(issueFloor, Math.ceil(n / p) * tMs);
+  const label = `N = ${n}, --parallel ${p}, R = ${r}/s, T = ${t} s${shape.label}`;
+  const sandbox = await startSandbox(shape.options);
+  const up = await ordersUp(workspace, programs.orders, sandbox, { n, p, label });
+  await sandbox.stop();
+  const noop = await noopUp(workspace, programs.noop, { n, p, tMs });
+  const share = up.calls > 0 ? up.throttled / up.calls : 0;
+  return [
+    [
+      "fleet",
+      `${label}: first up ${up.ok ? "succeeded" : "FAILED"}, ${up.bought} purchases, ${up.throttled} of ${up.calls} requests answered 429, ${(up.calls / n).toFixed(2)} requests per order`,
+      `${(share * 100).toFixed(1)}%`,
+      `one up, ${n} purchases, <= 2%`,
+      up.ok && up.bought === n && share <= 0.02 ? "met" : "missed",
+    ],
+    [
+      "fleet",
+      `${label}: up ${seconds(up.wall)} vs floor ${seconds(floor)} (the issue's max(T + N/R, 2N/R) is ${seconds(issueFloor)})`,
+      `${(up.wall / floor).toFixed(2)}x`,
+      "<= 1.25x",
+      up.wall / floor <= 1.25 ? "met" : "missed",
+    ],
+    [
+      "fleet, anchor",
+      `${label}: the first request ${seconds(up.firstAfter)} after the up began; the requests spanned ${seconds(up.span)} vs floor ${seconds(floor)}`,
+      `${(up.span / floor).toFixed(2)}x`,
+      "for comparison",
+      "",
+    ],
+    ["fleet, anchor", `${label}: no-op resources whose create waits T: up ${seconds(noop)}; ours against it`, `${(up.wall / noop).toFixed(2)}x`, "for comparison", ""],
+  ];
+}
+
+/** The fleet-of-orders rows of the bench: N ProxyOrders per case, as [part, what, figure, goal, verdict]. */
 export async function fleetFigures(root, startSandbox, cases = DEFAULT_FLEET_CASES) {
   const workspace = await benchWorkspace(root);
   const programs = {
@@ -42,76 +120,8 @@ export async function fleetFigures(root, startSandbox, cases = DEFAULT_FLEET_CAS
     noop: await workspace.program("fleet-noop", SLEEPING_NOOP_PROGRAM),
   };
   const figures = [];
-  const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
   try {
-    for (const spec of cases.split(",")) {
-      const [n, p, r, t] = spec.split(":").slice(0, 4).map(Number);
-      const shape = apiShape(spec, r, t * 1000);
-      const tMs = t * 1000;
-      const issueFloor = Math.max(tMs + (n / r) * 1000, ((2 * n) / r) * 1000);
-      const floor = Math.max(issueFloor, Math.ceil(n / p) * tMs);
-      const label = `N = ${n}, --parallel ${p}, R = ${r}/s, T = ${t} s${shape.label}`;
-
-      const sandbox = await startSandbox(shape.options);
-      const api = { PROXY_API_BASE_URL: sandbox.url, PROXY_API_KEY: sandbox.apiKey };
-      await workspace.cli(programs.orders, ["config", "set", "count", String(n)]);
-      let ok = true;
-      const started = performance.now();
-      const startedAt = Date.now();
-      try {
-        await workspace.cli(programs.orders, ["up", "--yes", "--skip-preview", "--parallel", String(p)], api);
-      } catch (error) {
-        ok = false;
-        console.error(`bench: fleet ${label}: up failed: ${String(error.message).slice(-2000)}`);
-      }
-      const wall = performance.now() - started;
-      const calls = sandbox.requests.filter((q) => q.path.startsWith("/v1/"));
-      const throttled = calls.filter((q) => q.status === 429).length;
-      // The requests' own span, from the first to the last arrival: the wall time less the engine's start (its program
-      // registering N resources before any create runs) and its end.
-      const firstAt = Math.min(...calls.map((q) => q.at));
-      const span = Math.max(...calls.map((q) => q.at)) - firstAt;
-      const bought = sandbox.createdOrders.length;
-      await workspace.cli(programs.orders, ["destroy", "--yes", "--skip-preview"], api);
-      await sandbox.stop();
-
-      await workspace.cli(programs.noop, ["config", "set", "count", String(n)]);
-      await workspace.cli(programs.noop, ["config", "set", "sleepMs", String(tMs)]);
-      const noopStarted = performance.now();
-      await workspace.cli(programs.noop, ["up", "--yes", "--skip-preview", "--parallel", String(p)]);
-      const noop = performance.now() - noopStarted;
-      await workspace.cli(programs.noop, ["destroy", "--yes", "--skip-preview"]);
-
-      const share = calls.length > 0 ? throttled / calls.length : 0;
-      figures.push([
-        "fleet",
-        `${label}: first up ${ok ? "succeeded" : "FAILED"}, ${bought} purchases, ${throttled} of ${calls.length} requests answered 429, ${(calls.length / n).toFixed(2)} requests per order`,
-        `${(share * 100).toFixed(1)}%`,
-        `one up, ${n} purchases, <= 2%`,
-        ok && bought === n && share <= 0.02 ? "met" : "missed",
-      ]);
-      figures.push([
-        "fleet",
-        `${label}: up ${seconds(wall)} vs floor ${seconds(floor)} (the issue's max(T + N/R, 2N/R) is ${seconds(issueFloor)})`,
-        `${(wall / floor).toFixed(2)}x`,
-        "<= 1.25x",
-        wall / floor <= 1.25 ? "met" : "missed",
-      ]);
-      figures.push([
-        "fleet, anchor",
-        `${label}: the first request ${seconds(firstAt - startedAt)} after the up began; the requests spanned ${seconds(span)} vs floor ${seconds(floor)}`,
-        `${(span / floor).toFixed(2)}x`,
-        "for comparison",
-        "",
-      ]);
-      figures.push([
-        "fleet, anchor",
-        `${label}: no-op resources whose create waits T: up ${seconds(noop)}; ours against it`,
-        `${(wall / noop).toFixed(2)}x`,
-        "for comparison",
-        "",
-      ]);
-    }
+    for (const spec of cases.split(",")) figures.push(...(await fleetCase(workspace, programs, startSandbox, spec)));
   } finally {
     workspace.cleanup();
   }

@@ -131,105 +131,123 @@ function haproxySliding(r, now) {
   };
 }
 
-/** One case: K stacks of N orders on a key of R requests a second. */
-export async function simulateStacks({ k, n, r, t, hints = "always", form = "contract", lateMs = 0, latencyMs = 5, windowSeconds, fromFirst = false, sliding = false, estimates = true, share, app: withApp = true, seed = 1 }) {
-  const clock = virtualClock();
-  const limiter = sliding
-    ? haproxySliding(r, clock.now)
-    : fromFirst
-      ? expressWindow(r, windowSeconds ?? 1, clock.now)
-      : new RateLimiter({ requestsPerSecond: r, burst: r, windowSeconds }, clock.now);
-  let state = seed;
+/** The case's limiter: HAProxy's sliding second, express-rate-limit's windows from the first request, or the sandbox's. */
+function caseLimiter({ r, windowSeconds, fromFirst, sliding }, now) {
+  if (sliding) return haproxySliding(r, now);
+  if (fromFirst) return expressWindow(r, windowSeconds ?? 1, now);
+  return new RateLimiter({ requestsPerSecond: r, burst: r, windowSeconds }, now);
+}
+
+/**
+ * The key's traffic on the virtual clock: each stack's requests through its own budget, and, beside a capped share,
+ * an application sending the rest of the key's rate, evenly spaced, from the start to the end.
+ */
+function simulatedKey(c, clock) {
+  const limiter = caseLimiter(c, clock.now);
+  let state = c.seed;
   const random = () => (state = (state * 16807) % 2147483647) / 2147483647;
-  const refusals = [];
-  let calls = 0;
-  const starts = [];
-
-  // Beside a capped share, an application sends the rest of the key's rate, evenly spaced, from the start to the end.
-  const appRuns = share !== undefined && withApp;
-  const app = { sent: 0, refused: 0, done: !appRuns };
-  let finished = false;
-  const application = async () => {
-    if (!appRuns) return;
-    const every = 1000 / (r * (1 - share));
-    while (!finished) {
+  const key = { random, refusals: [], calls: 0, finished: false };
+  key.appRuns = c.share !== undefined && c.app;
+  key.app = { sent: 0, refused: 0, done: !key.appRuns };
+  key.application = async () => {
+    if (!key.appRuns) return;
+    const every = 1000 / (c.r * (1 - c.share));
+    while (!key.finished) {
       await clock.sleep(every);
-      app.sent += 1;
-      if (!limiter.take("key").allowed) app.refused += 1;
+      key.app.sent += 1;
+      if (!limiter.take("key").allowed) key.app.refused += 1;
     }
-    app.done = true;
+    key.app.done = true;
   };
-
-  const send = async (budget, stack, priority) => {
+  key.send = async (budget, stack, priority) => {
     for (;;) {
       const permit = await budget.acquire({ priority });
-      const trip = latencyMs * (0.8 + 0.4 * random());
+      const trip = c.latencyMs * (0.8 + 0.4 * random());
       await clock.sleep(trip / 2 + 1);
       const decision = limiter.take("key");
-      calls += 1;
+      key.calls += 1;
       await clock.sleep(trip / 2 + 1);
-      const withHints = hints === "always" || (hints === "on-429" && !decision.allowed);
-      const headers = withHints ? rateLimitHeaders(form, { ...decision.quota, resetAt: decision.quota.resetAt + EPOCH_MS }, Date.now()) : {};
+      const withHints = c.hints === "always" || (c.hints === "on-429" && !decision.allowed);
+      const headers = withHints ? rateLimitHeaders(c.form, { ...decision.quota, resetAt: decision.quota.resetAt + EPOCH_MS }, Date.now()) : {};
       const hinted = readRateLimitHints(headers, Date.now());
       if (decision.allowed) return permit.settle({ status: 200, hints: hinted });
-      refusals.push({ stack, at: clock.now() });
+      key.refusals.push({ stack, at: clock.now() });
       const retryAfterMs = decision.retryAfterSeconds === undefined ? undefined : decision.retryAfterSeconds * 1000;
       permit.settle({ status: 429, hints: { ...hinted, retryAfterMs } });
     }
   };
+  return key;
+}
 
-  const stack = async (index) => {
-    // Real CLIs start their providers a few hundred milliseconds apart, not in the same instant.
-    await clock.sleep((index === k - 1 ? lateMs : 0) + ENGINE_START_MS + random() * ENGINE_START_SPREAD_MS);
-    starts[index] = clock.now();
-    const budget = new RequestBudget({ clock });
-    const times = new ProvisioningTimes();
-    if (share !== undefined) budget.limitShare(share);
-    await Promise.all(
-      Array.from({ length: n }, async () => {
-        await send(budget, index, "urgent");
-        const readyAt = clock.now() + t * 1000;
-        if (estimates) {
-          await clock.sleep(readyAt - clock.now());
-          return send(budget, index, "due");
-        }
-        return waitLikeTheProvider(clock, times, readyAt - t * 1000, readyAt, (priority) => send(budget, index, priority));
-      }),
-    );
-    return clock.now() + ENGINE_END_MS;
-  };
+/** One stack: its engine's start, N purchases and a read of each order once ready, through a budget of its own. */
+async function simulatedStack(c, clock, key, index, starts) {
+  // Real CLIs start their providers a few hundred milliseconds apart, not in the same instant.
+  await clock.sleep((index === c.k - 1 ? c.lateMs : 0) + ENGINE_START_MS + key.random() * ENGINE_START_SPREAD_MS);
+  starts[index] = clock.now();
+  const budget = new RequestBudget({ clock });
+  const times = new ProvisioningTimes();
+  if (c.share !== undefined) budget.limitShare(c.share);
+  await Promise.all(
+    Array.from({ length: c.n }, async () => {
+      await key.send(budget, index, "urgent");
+      const readyAt = clock.now() + c.t * 1000;
+      if (c.estimates) {
+        await clock.sleep(readyAt - clock.now());
+        return key.send(budget, index, "due");
+      }
+      return waitLikeTheProvider(clock, times, readyAt - c.t * 1000, readyAt, (priority) => key.send(budget, index, priority));
+    }),
+  );
+  return clock.now() + ENGINE_END_MS;
+}
 
+/** Runs the stacks and the application on the virtual clock; resolves with each stack's end. */
+async function runStacks(c, clock, key, starts) {
   // Forms with a Unix-time reset are read against the real time (Date.now()): while the case runs, that is the virtual
   // clock on a fixed epoch, so that each run is the same and a window's second does not wander with the real one.
   const realNow = Date.now;
   Date.now = () => Math.floor(EPOCH_MS + clock.now());
   let ends;
   try {
-    const appDone = application();
-    const all = Promise.all(Array.from({ length: k }, (_, i) => stack(i))).then((e) => {
+    const appDone = key.application();
+    const all = Promise.all(Array.from({ length: c.k }, (_, i) => simulatedStack(c, clock, key, i, starts))).then((e) => {
       ends = e;
-      finished = true;
+      key.finished = true;
     });
     await clock.run(() => ends !== undefined);
     await all;
-    await clock.run(() => app.done);
+    await clock.run(() => key.app.done);
     await appDone;
   } finally {
     Date.now = realNow;
   }
+  return ends;
+}
+
+/** One case: K stacks of N orders on a key of R requests a second. */
+export async function simulateStacks(options) {
+  const defaults = { hints: "always", form: "contract", lateMs: 0, latencyMs: 5, fromFirst: false, sliding: false, estimates: true, app: true, seed: 1 };
+  // A value left undefined takes its default, as a destructuring default would.
+  const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
+  const c = { ...defaults, ...given };
+  const clock = virtualClock();
+  const key = simulatedKey(c, clock);
+  const starts = [];
+  const ends = await runStacks(c, clock, key, starts);
+  const { k, n, r, t, share } = c;
   // The floor at what the stacks may use of the key's rate: beside the application, their share.
-  const rate = appRuns ? r * share : r;
+  const rate = key.appRuns ? r * share : r;
   const floor = Math.max(t * 1000 + ((k * n) / rate) * 1000, ((2 * k * n) / rate) * 1000);
   // A stack's first contact: its refusals within a second of its first request, when its slow start met the limit.
-  const firstContact = refusals.filter((x) => x.at - starts[x.stack] < 1000).length;
+  const firstContact = key.refusals.filter((x) => x.at - starts[x.stack] < 1000).length;
   return {
     ratio: Math.max(...ends) / floor,
     ends,
-    share: refusals.length / calls,
-    refused: refusals.length,
+    share: key.refusals.length / key.calls,
+    refused: key.refusals.length,
     firstContact,
-    calls,
-    app: appRuns ? app.refused / Math.max(1, app.sent) : undefined,
+    calls: key.calls,
+    app: key.appRuns ? key.app.refused / Math.max(1, key.app.sent) : undefined,
   };
 }
 

@@ -121,6 +121,96 @@ function errors(key: OperationKey): Record<string, unknown> {
 
 const STATUSES = [...new Set(Object.values(OPERATIONS).flatMap((operation) => operation.errors))].sort((a, b) => a - b);
 
+/** `GET /v1/proxies`: a page of the account's proxies. */
+function listProxiesOperation(): Record<string, unknown> {
+  return {
+    operationId: "listProxies",
+    tags: ["proxies"],
+    summary: "List the account's proxies",
+    description: "The proxies of `active` orders, one page at a time. Right after an order becomes `active` its proxies may take a moment to appear.",
+    parameters: [
+      { name: "limit", in: "query", description: "Page size.", schema: { type: "integer", minimum: 1, maximum: 1000, default: 100 } },
+      { name: "cursor", in: "query", description: "Opaque cursor from the previous page's `next_cursor`.", schema: { type: "string" } },
+      {
+        name: "type",
+        in: "query",
+        description: `Only proxies of these types, comma separated: ${PROXY_TYPES.join(", ")}. An unknown type answers \`400\`.`,
+        schema: { type: "string", pattern: `^(${PROXY_TYPES.join("|")})(,(${PROXY_TYPES.join("|")}))*$` },
+      },
+      { name: "country", in: "query", description: "Only proxies in these countries (ISO 3166-1 alpha-2), comma separated.", schema: { type: "string" } },
+      {
+        name: "order_id",
+        in: "query",
+        description: "Only the proxies of these orders: one id, or up to 100 ids comma separated.",
+        schema: { type: "string" },
+      },
+    ],
+    responses: {
+      "200": {
+        ...successResponse("A page of proxies.", "ProxyPage"),
+        links: { NextPage: { operationId: "listProxies", parameters: { cursor: "$response.body#/next_cursor" }, description: "The next page, while `has_more` is true." } },
+      },
+      ...errors("GET /v1/proxies"),
+    },
+  };
+}
+
+/** `POST /v1/orders`: a purchase, made once per idempotency key. */
+function createOrderOperation(): Record<string, unknown> {
+  return {
+    operationId: "createOrder",
+    tags: ["orders"],
+    summary: "Buy a plan",
+    description:
+      "Places an order. The same `Idempotency-Key` with the same body within 24 hours answers the same order again (`200`, `Idempotent-Replayed: true`) and charges nothing; with another body, `422 idempotency_key_reused`; while the first request runs, `409 idempotency_key_in_use`. If the key's order was removed, the replay answers `404`. Without the header an order is still made.",
+    parameters: [
+      {
+        name: "Idempotency-Key",
+        in: "header",
+        description: `1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} visible ASCII characters. Clients always send one.`,
+        schema: { type: "string", minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH, pattern: "^[\\x21-\\x7e]+$" },
+      },
+    ],
+    requestBody: { required: true, content: { "application/json": { schema: ref("CreateOrderRequest") } } },
+    responses: {
+      "201": {
+        ...successResponse("The new order, `pending`.", "Order", { Location: headerRef("LocationRequired") }),
+        links: { GetOrder: { operationId: "getOrder", parameters: { id: "$response.body#/id" }, description: "Poll the new order until it is `active`." } },
+      },
+      "200": successResponse("An idempotent replay: the key's order, in its current state.", "Order", {
+        "Idempotent-Replayed": headerRef("IdempotentReplayed"),
+        Location: headerRef("Location"),
+      }),
+      ...errors("POST /v1/orders"),
+    },
+  };
+}
+
+/** `GET /v1/orders/{id}`: an order, polled until it is ready. */
+function getOrderOperation(): Record<string, unknown> {
+  return {
+    operationId: "getOrder",
+    tags: ["orders"],
+    summary: "Read an order",
+    description: "Readiness is learned by polling this. Right after a `201` a short burst of `404` is possible (read after write). Another account's order answers `404`.",
+    parameters: [{ name: "id", in: "path", required: true, description: "The order id, such as `ord_...`.", schema: { type: "string", minLength: 1 } }],
+    responses: {
+      "200": successResponse("The order.", "Order", { "Retry-After": headerRef("RetryAfter") }),
+      ...errors("GET /v1/orders/{id}"),
+    },
+  };
+}
+
+/** `GET /v1/usage`: the billing period's usage. */
+function getUsageOperation(): Record<string, unknown> {
+  return {
+    operationId: "getUsage",
+    tags: ["usage"],
+    summary: "Read the period's usage",
+    responses: { "200": successResponse("The usage.", "Usage"), ...errors("GET /v1/usage") },
+  };
+}
+
 /** The OpenAPI 3.1 document of the contract. */
 export function openApiDocument(): Record<string, unknown> {
   return {
@@ -146,88 +236,10 @@ export function openApiDocument(): Record<string, unknown> {
       { name: "usage", description: "The billing period's usage." },
     ],
     paths: {
-      "/v1/proxies": {
-        get: {
-          operationId: "listProxies",
-          tags: ["proxies"],
-          summary: "List the account's proxies",
-          description: "The proxies of `active` orders, one page at a time. Right after an order becomes `active` its proxies may take a moment to appear.",
-          parameters: [
-            { name: "limit", in: "query", description: "Page size.", schema: { type: "integer", minimum: 1, maximum: 1000, default: 100 } },
-            { name: "cursor", in: "query", description: "Opaque cursor from the previous page's `next_cursor`.", schema: { type: "string" } },
-            {
-              name: "type",
-              in: "query",
-              description: `Only proxies of these types, comma separated: ${PROXY_TYPES.join(", ")}. An unknown type answers \`400\`.`,
-              schema: { type: "string", pattern: `^(${PROXY_TYPES.join("|")})(,(${PROXY_TYPES.join("|")}))*$` },
-            },
-            { name: "country", in: "query", description: "Only proxies in these countries (ISO 3166-1 alpha-2), comma separated.", schema: { type: "string" } },
-            {
-              name: "order_id",
-              in: "query",
-              description: "Only the proxies of these orders: one id, or up to 100 ids comma separated.",
-              schema: { type: "string" },
-            },
-          ],
-          responses: {
-            "200": {
-              ...successResponse("A page of proxies.", "ProxyPage"),
-              links: { NextPage: { operationId: "listProxies", parameters: { cursor: "$response.body#/next_cursor" }, description: "The next page, while `has_more` is true." } },
-            },
-            ...errors("GET /v1/proxies"),
-          },
-        },
-      },
-      "/v1/orders": {
-        post: {
-          operationId: "createOrder",
-          tags: ["orders"],
-          summary: "Buy a plan",
-          description:
-            "Places an order. The same `Idempotency-Key` with the same body within 24 hours answers the same order again (`200`, `Idempotent-Replayed: true`) and charges nothing; with another body, `422 idempotency_key_reused`; while the first request runs, `409 idempotency_key_in_use`. If the key's order was removed, the replay answers `404`. Without the header an order is still made.",
-          parameters: [
-            {
-              name: "Idempotency-Key",
-              in: "header",
-              description: `1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} visible ASCII characters. Clients always send one.`,
-              schema: { type: "string", minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH, pattern: "^[\\x21-\\x7e]+$" },
-            },
-          ],
-          requestBody: { required: true, content: { "application/json": { schema: ref("CreateOrderRequest") } } },
-          responses: {
-            "201": {
-              ...successResponse("The new order, `pending`.", "Order", { Location: headerRef("LocationRequired") }),
-              links: { GetOrder: { operationId: "getOrder", parameters: { id: "$response.body#/id" }, description: "Poll the new order until it is `active`." } },
-            },
-            "200": successResponse("An idempotent replay: the key's order, in its current state.", "Order", {
-              "Idempotent-Replayed": headerRef("IdempotentReplayed"),
-              Location: headerRef("Location"),
-            }),
-            ...errors("POST /v1/orders"),
-          },
-        },
-      },
-      "/v1/orders/{id}": {
-        get: {
-          operationId: "getOrder",
-          tags: ["orders"],
-          summary: "Read an order",
-          description: "Readiness is learned by polling this. Right after a `201` a short burst of `404` is possible (read after write). Another account's order answers `404`.",
-          parameters: [{ name: "id", in: "path", required: true, description: "The order id, such as `ord_...`.", schema: { type: "string", minLength: 1 } }],
-          responses: {
-            "200": successResponse("The order.", "Order", { "Retry-After": headerRef("RetryAfter") }),
-            ...errors("GET /v1/orders/{id}"),
-          },
-        },
-      },
-      "/v1/usage": {
-        get: {
-          operationId: "getUsage",
-          tags: ["usage"],
-          summary: "Read the period's usage",
-          responses: { "200": successResponse("The usage.", "Usage"), ...errors("GET /v1/usage") },
-        },
-      },
+      "/v1/proxies": { get: listProxiesOperation() },
+      "/v1/orders": { post: createOrderOperation() },
+      "/v1/orders/{id}": { get: getOrderOperation() },
+      "/v1/usage": { get: getUsageOperation() },
     },
     components: {
       securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "`Authorization: Bearer <API key>` on every endpoint." } },

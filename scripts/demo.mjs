@@ -95,6 +95,70 @@ async function startDemoSandbox() {
   return { sandbox, moved };
 }
 
+/** The stack `demo`, made or selected, pointed at the sandbox. */
+async function selectStack(sandbox) {
+  const stacks = await pulumi(["stack", "ls", "--json"], { capture: true });
+  const exists = JSON.parse(stacks.out || "[]").some((s) => s.name === "demo");
+  await pulumi(["stack", exists ? "select" : "init", "demo"]);
+  await pulumi(["config", "set", "proxy:baseUrl", sandbox.url]);
+  await pulumi(["config", "set", "proxy:apiKey", SANDBOX_API_KEY, "--secret"]);
+  await pulumi(["config", "set", "healthTarget", sandbox.proxies.echoUrl]);
+}
+
+/** The order's proxies, their health and the account's usage, from the stack's outputs. */
+function showOutputs(outputs) {
+  say(`Order ${outputs.orderId}: ${outputs.status} since ${outputs.readyAt}`);
+  table(outputs.proxies, [
+    ["IP", (p) => p.ip],
+    ["PORT", (p) => p.port],
+    ["PROTOCOL", (p) => p.protocol],
+    ["TYPE", (p) => p.type],
+    ["COUNTRY", (p) => p.country],
+    ["CITY", (p) => p.city],
+    ["EXPIRES", (p) => p.expiresAt],
+  ]);
+  console.log("(credentials are a secret output: pulumi stack output credentials --show-secrets)");
+
+  const h = outputs.health;
+  say(`Health: ${h.healthy} of ${h.total} proxies answered through themselves (checked at ${h.checkedAt})`);
+  table(h.results, [
+    ["IP", (r) => r.ip],
+    ["PORT", (r) => r.port],
+    ["HEALTHY", (r) => (r.healthy ? "yes" : "no")],
+    ["LATENCY", (r) => (r.latencyMs === undefined ? "" : `${r.latencyMs} ms`)],
+    ["EXIT IP", (r) => r.exitIp ?? ""],
+    ["FAILURE", (r) => r.failure ?? ""],
+  ]);
+
+  const u = outputs.usage;
+  say(`Usage from ${u.period.start} to ${u.period.end} (as of ${u.asOf})`);
+  table(
+    [
+      { what: "bandwidth", used: bytes(u.bandwidth.usedBytes), limit: bytes(u.bandwidth.limitBytes) },
+      { what: "requests", used: u.requests.used, limit: u.requests.limit ?? "unlimited" },
+    ],
+    [
+      ["", (r) => r.what],
+      ["USED", (r) => r.used],
+      ["LIMIT", (r) => r.limit],
+    ],
+  );
+}
+
+/** Refresh, then a preview that must show no change; `moved` names the URL whose orders could not be read. */
+async function checkDrift(moved) {
+  say("pulumi refresh (the order as the API sees it now)");
+  await pulumi(["refresh", "--yes", "--skip-preview", "--suppress-outputs"]);
+  const drift = await pulumi(["preview", "--expect-no-changes"], { capture: true, allowFailure: true });
+  say(
+    moved
+      ? `Drift not checked for the orders bought at ${moved}: start the demo again once that port is free.`
+      : drift.code === 0
+        ? "No drift: the state matches the API."
+        : "Drift found: see `pulumi preview --diff`.",
+  );
+}
+
 async function main() {
   mkdirSync(join(demoDir, "backend"), { recursive: true });
   // Programs in this repository import `pulumi-proxy`: resolve it to this working tree.
@@ -110,64 +174,11 @@ async function main() {
     );
   }
   try {
-    const stacks = await pulumi(["stack", "ls", "--json"], { capture: true });
-    const exists = JSON.parse(stacks.out || "[]").some((s) => s.name === "demo");
-    await pulumi(["stack", exists ? "select" : "init", "demo"]);
-    await pulumi(["config", "set", "proxy:baseUrl", sandbox.url]);
-    await pulumi(["config", "set", "proxy:apiKey", SANDBOX_API_KEY, "--secret"]);
-    await pulumi(["config", "set", "healthTarget", sandbox.proxies.echoUrl]);
-
+    await selectStack(sandbox);
     say("pulumi up");
     await pulumi(["up", "--yes", "--skip-preview", "--suppress-outputs"]);
-
-    const outputs = JSON.parse((await pulumi(["stack", "output", "--json"], { capture: true })).out);
-    say(`Order ${outputs.orderId}: ${outputs.status} since ${outputs.readyAt}`);
-    table(outputs.proxies, [
-      ["IP", (p) => p.ip],
-      ["PORT", (p) => p.port],
-      ["PROTOCOL", (p) => p.protocol],
-      ["TYPE", (p) => p.type],
-      ["COUNTRY", (p) => p.country],
-      ["CITY", (p) => p.city],
-      ["EXPIRES", (p) => p.expiresAt],
-    ]);
-    console.log("(credentials are a secret output: pulumi stack output credentials --show-secrets)");
-
-    const h = outputs.health;
-    say(`Health: ${h.healthy} of ${h.total} proxies answered through themselves (checked at ${h.checkedAt})`);
-    table(h.results, [
-      ["IP", (r) => r.ip],
-      ["PORT", (r) => r.port],
-      ["HEALTHY", (r) => (r.healthy ? "yes" : "no")],
-      ["LATENCY", (r) => (r.latencyMs === undefined ? "" : `${r.latencyMs} ms`)],
-      ["EXIT IP", (r) => r.exitIp ?? ""],
-      ["FAILURE", (r) => r.failure ?? ""],
-    ]);
-
-    const u = outputs.usage;
-    say(`Usage from ${u.period.start} to ${u.period.end} (as of ${u.asOf})`);
-    table(
-      [
-        { what: "bandwidth", used: bytes(u.bandwidth.usedBytes), limit: bytes(u.bandwidth.limitBytes) },
-        { what: "requests", used: u.requests.used, limit: u.requests.limit ?? "unlimited" },
-      ],
-      [
-        ["", (r) => r.what],
-        ["USED", (r) => r.used],
-        ["LIMIT", (r) => r.limit],
-      ],
-    );
-
-    say("pulumi refresh (the order as the API sees it now)");
-    await pulumi(["refresh", "--yes", "--skip-preview", "--suppress-outputs"]);
-    const drift = await pulumi(["preview", "--expect-no-changes"], { capture: true, allowFailure: true });
-    say(
-      moved
-        ? `Drift not checked for the orders bought at ${moved}: start the demo again once that port is free.`
-        : drift.code === 0
-          ? "No drift: the state matches the API."
-          : "Drift found: see `pulumi preview --diff`.",
-    );
+    showOutputs(JSON.parse((await pulumi(["stack", "output", "--json"], { capture: true })).out));
+    await checkDrift(moved);
   } finally {
     await sandbox.stop();
   }
