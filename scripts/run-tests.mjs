@@ -25,6 +25,8 @@ import { totalsLine } from "./test-totals.mjs";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const { main, legs, nodeDependent } = JSON.parse(readFileSync(join(root, "scripts", "test-legs.json"), "utf8"));
 const legFiles = Object.keys(nodeDependent);
+/** The seed of the main leg's file order: TEST_SEED repeats a run's order. */
+const shuffleSeed = Number(process.env.TEST_SEED ?? Math.floor(Math.random() * 1_000_000));
 const vitestArgs = process.argv.slice(2);
 
 const run = (command, args, options = {}) => spawnSync(command, args, { cwd: root, stdio: "inherit", ...options });
@@ -50,7 +52,7 @@ async function runLeg(name, dir, legEnv, everything, out = "inherit") {
   const say = (line) => (out === "inherit" ? console.log(line) : writeSync(out, `${line}\n`));
   const here = (command, args, options = {}) => runAsync(command, args, { cwd: dir, env, out, ...options });
   const version = spawnSync("node", ["--version"], { env, encoding: "utf8" }).stdout?.trim();
-  say(`\n=== test leg ${name}: Node ${version}, @pulumi/pulumi ${pulumiVersion(dir)}${everything ? "" : ", Node-dependent tests"} ===\n`);
+  say(`\n=== test leg ${name}: Node ${version}, @pulumi/pulumi ${pulumiVersion(dir)}${everything ? `, files shuffled (TEST_SEED=${shuffleSeed})` : ", Node-dependent tests"} ===\n`);
   // The build compiles the package; the type check also covers the tests, which vitest runs without checking types.
   const build = await here("npm", ["run", "build", "--silent"]);
   if (build === 0 && everything) startTestDist(dir, env);
@@ -72,8 +74,10 @@ async function runLeg(name, dir, legEnv, everything, out = "inherit") {
     "--reporter=default",
     "--reporter=json",
     `--outputFile.json=${report}`,
-    // The main leg runs alone once the Node legs are done: a third file at a time keeps both cores busy then.
-    ...(everything ? ["--maxWorkers=3"] : legFiles),
+    // The main leg runs alone once the Node legs are done: a third file at a time keeps both cores busy then. Its files
+    // start in an order shuffled anew each run (the seed is printed), so no file leans on another having run first;
+    // the tests inside a file keep their order, as the phases of one stack's life do.
+    ...(everything ? ["--maxWorkers=3", "--sequence.shuffle.files", `--sequence.seed=${shuffleSeed}`] : legFiles),
     ...vitestArgs,
   ], {
     env: { ...env, PULUMI_BIN: pulumiBin, PULUMI_LANGUAGE_HOSTS: languageHosts, ...(everything ? {} : { PULUMI_PROXY_TESTS: "node-dependent" }) },

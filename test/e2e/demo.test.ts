@@ -5,7 +5,7 @@
  * built `dist/` already.
  */
 import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -43,9 +43,10 @@ function demoRoot(): { readonly path: string } {
   return holder;
 }
 
-/** The orders the demo's sandbox holds in `root` (it keeps them in .demo/sandbox-state.json between runs). */
+/** The orders the demo's sandbox holds in `root` (it keeps them in .demo/sandbox-state.json between runs); none before the first run. */
 function ordersIn(root: string): Array<{ id: string; proxies: Array<{ password?: string }> }> {
-  return JSON.parse(readFileSync(join(root, ".demo", "sandbox-state.json"), "utf8")).orders;
+  const file = join(root, ".demo", "sandbox-state.json");
+  return existsSync(file) ? JSON.parse(readFileSync(file, "utf8")).orders : [];
 }
 
 describe("npm run demo, as the README has it", () => {
@@ -70,6 +71,8 @@ describe("npm run demo, as the README has it", () => {
   }, 180_000);
 
   it("buys nothing more when run again, checks the same proxies again, and still finds no drift", () => {
+    // Alone (or first), it makes the run it follows.
+    if (sandboxOrders().length === 0) runs.push(demo());
     const run = demo();
     runs.push(run);
     expect(run.status, run.out).toBe(0);
@@ -82,7 +85,9 @@ describe("npm run demo, as the README has it", () => {
   }, 180_000);
 
   it("prints no secret, and keeps none in plain text in the stack's state", () => {
-    expect(runs).toHaveLength(2);
+    // Alone (or first), it makes a run to read.
+    if (runs.length === 0) runs.push(demo());
+    expect(runs.every((run) => run.status === 0)).toBe(true);
     const passwords = sandboxOrders().flatMap((order) => order.proxies.map((proxy) => proxy.password));
     expect(passwords).toHaveLength(5);
     const stacks = join(folder.path, ".demo", "backend", ".pulumi", "stacks", "pulumi-proxy-demo");
@@ -93,7 +98,7 @@ describe("npm run demo, as the README has it", () => {
       expect(text).not.toContain(SANDBOX_API_KEY);
       for (const password of passwords) expect(text).not.toContain(password);
     }
-  });
+  }, 180_000);
 });
 
 describe("npm run demo -- --records minimal: proxies of the seed's four fields, allow-listed by IP", () => {

@@ -6,7 +6,6 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createConfig, lintFromString } from "@redocly/openapi-core";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import { openApiDocument, openApiText } from "../../contract/openapi";
 import { orderWire, readWire } from "../../contract/wire";
 import { contractProblems } from "../../sandbox/answer-check";
@@ -19,10 +18,9 @@ describe("docs/openapi.json", () => {
     expect(committed).toBe(openApiText());
   });
 
-  it("follows a wire schema: a field added to the order record appears in the document", () => {
+  it("has the order record's every field, as its wire schema declares them", () => {
     const schemas = (document: Record<string, unknown>) => (document.components as { schemas: Record<string, { properties: object }> }).schemas;
     expect(Object.keys(schemas(openApiDocument()).Order?.properties ?? {})).toEqual(Object.keys(orderWire.shape));
-    expect(Object.keys(z.toJSONSchema(orderWire.extend({ region: z.string().optional() })).properties ?? {})).toContain("region");
   });
 
   it("passes the OpenAPI linter (Redocly, recommended-strict) without a warning", async () => {

