@@ -21,7 +21,7 @@ import { isMain } from "../scripts/lib/is-main.mjs";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(import.meta.url);
 const { RequestBudget } = require(join(root, "dist", "client", "index.js"));
-const { RateLimiter } = require(join(root, "dist", "sandbox", "rate-limit.js"));
+const { RateLimiter } = require(join(root, "dist", "sandbox", "index.js"));
 const { rateLimitHeaders, readRateLimitHints } = require(join(root, "dist", "contract", "index.js"));
 const { ProvisioningTimes, waitForOrder } = require(join(root, "dist", "provider", "index.js"));
 

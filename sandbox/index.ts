@@ -8,7 +8,9 @@ export { Faults } from "./faults";
 export type { FailFault, FaultMatch } from "./faults";
 export { PLANS, DEFAULT_BALANCE_CENTS } from "./catalogue";
 export type { Plan } from "./catalogue";
-export type { RateLimitOptions } from "./rate-limit";
+/** The sandbox's limiter of one key's requests (a token bucket, or fixed windows), for simulations of its own. */
+export { RateLimiter } from "./rate-limit";
+export type { RateLimitDecision, RateLimitOptions } from "./rate-limit";
 export type { HintForm } from "../contract";
 export type { SandboxClock } from "./clock";
 export type { SandboxRecords, SandboxState, StoredOrder, StoredProxy } from "./state";

@@ -131,6 +131,22 @@ describe("front files", () => {
     expect(problems).toEqual([]);
     expect(Object.keys(DOORS).filter((part) => !existsSync(join(REPO_ROOT, part, "index.ts")))).toEqual([]);
   });
+
+  it("bench/ and scripts/ read the built package (dist/) through the same front files", () => {
+    const reaches: string[] = [];
+    for (const dir of ["bench", "scripts"]) {
+      for (const entry of readdirSync(join(REPO_ROOT, dir)).filter((name) => name.endsWith(".mjs"))) {
+        const text = readFileSync(join(REPO_ROOT, dir, entry), "utf8");
+        for (const m of text.matchAll(/join\(root, "dist", ((?:"[^"]+",? ?)+)\)/g)) {
+          const path = [...(m[1] ?? "").matchAll(/"([^"]+)"/g)].map((p) => p[1]).join("/").replace(/\.js$/, "");
+          const [part = "", ...rest] = path.split("/");
+          const door = rest.length === 1 && rest[0] === "index" ? part : path;
+          if (!(DOORS[part] ?? [part]).includes(door)) reaches.push(`${dir}/${entry} reads dist/${path}.js`);
+        }
+      }
+    }
+    expect(reaches).toEqual([]);
+  });
 });
 
 /**
