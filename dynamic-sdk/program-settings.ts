@@ -23,11 +23,10 @@ export function programSettings(): ProviderSettings {
   try {
     return resolveSettings((key) => pulumi.runtime.getConfig(key), process.env, { misspelt });
   } catch (error) {
-    if (!(error instanceof ConfigurationError) || said === undefined) {
-      if (error instanceof ConfigurationError) said = error.message;
-      throw error;
-    }
-    throw new ConfigurationError(said === error.message ? toldByProgram(error.message) : error.message);
+    if (!(error instanceof ConfigurationError)) throw error;
+    if (said === error.message) throw new ConfigurationError(toldByProgram(error.message));
+    said ??= error.message;
+    throw error;
   }
 }
 

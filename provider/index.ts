@@ -10,13 +10,11 @@ export type { ConfigureArgs, OperationOptions, OrderProviderOptions } from "./or
 export { createFleetProvider, FleetProvider } from "./fleet/fleet-provider";
 export type { ProviderOptions, ProviderSeams } from "./core/provider-core";
 export type { ProviderLog } from "./api/rate-limit-report";
-/** A settings problem's short form, where the program's process says it in full (the dynamic SDK). */
-export { toldByProgram } from "./core/provider-core";
 /** The functions' checks and calls, shared by the dynamic SDK's functions and the plugin's invokes. */
 export { checkGetProxiesArgs, checkGetProxyHealthArgs, checkProxyHealth, listProxies } from "./functions";
 export type { ProxyListFilters } from "./functions";
 /** The `proxy:*` settings: their keys and variables, how they are read, and what is wrong with them. */
-export { CONFIG_KEYS, ConfigurationError, SANDBOX_COMMANDS, SETTING_NAMES, misspeltSettings, pluginSettings, resolveSettings, settingsProblem } from "./core/config";
+export { CONFIG_KEYS, ConfigurationError, SANDBOX_COMMANDS, SETTING_NAMES, misspeltSettings, pluginSettings, resolveSettings, settingsProblem, toldByProgram } from "./core/config";
 export type { ConfigLookup, ProviderSettings } from "./core/config";
 /** The accounts of the process: one client and request budget per base URL and API key. */
 export { processAccounts } from "./api/account";

@@ -237,3 +237,9 @@ export function settingsProblem(values: Record<string, unknown>, env: NodeJS.Pro
     return error.message;
   }
 }
+
+/** A settings problem's first sentence, and where the rest is said (ProviderOptions.settingsToldByProgram). */
+export function toldByProgram(problem: string): string {
+  const first = /^.*?[.:](?=\s|$)/.exec(problem)?.[0] ?? problem;
+  return `${first.replace(/[.:]$/, "")} (the stack's error says what to set).`;
+}

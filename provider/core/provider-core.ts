@@ -5,7 +5,7 @@
 import { AuthenticationError, type ClientOptions, type Clock, PermissionError, realClock, type RetryEvent } from "../../client";
 import { processCallTracer } from "../../tracing";
 import { processAccounts, type Account, type Accounts } from "../api/account";
-import { ConfigurationError, misspeltHint, misspeltSettings, resolveSettings, type ConfigLookup, type MisspeltSetting, type SettingNames } from "./config";
+import { ConfigurationError, misspeltHint, misspeltSettings, resolveSettings, toldByProgram, type ConfigLookup, type MisspeltSetting, type SettingNames } from "./config";
 import { formatDuration, parseDuration } from "../shared/duration";
 import { checkFields, withDefaults, type ResourceSpec } from "../schema/fields";
 import type { CheckLimits } from "./health-check";
@@ -194,12 +194,6 @@ export class ProviderCore {
       throw error;
     }
   }
-}
-
-/** A settings problem's first sentence, and where the rest is said (ProviderOptions.settingsToldByProgram). */
-export function toldByProgram(problem: string): string {
-  const first = /^.*?[.:](?=\s|$)/.exec(problem)?.[0] ?? problem;
-  return `${first.replace(/[.:]$/, "")} (the stack's error says what to set).`;
 }
 
 /** Pulumi's log, loaded lazily: it is only there when the provider runs under the Pulumi engine. */
