@@ -25,7 +25,10 @@ export const DEFAULT_BUDGET_OPTIONS = {
 
 /** Options of a {@link RequestBudget}. */
 export interface BudgetOptions {
-  /** The pause of every request after a `429` that carries no `Retry-After`. @default 1000 */
+  /**
+   * The pause of every request after a `429` that carries no `Retry-After`: the least a `Retry-After` can say (its
+   * delta-seconds are whole, RFC 9110). @default 1000
+   */
   pauseWithoutRetryAfterMs?: number;
   /** Least time between two summaries to the listeners. @default 30000 */
   summaryEveryMs?: number;
