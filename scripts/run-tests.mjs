@@ -75,9 +75,9 @@ async function runLeg(name, dir, legEnv, everything, out = "inherit") {
     "--reporter=json",
     `--outputFile.json=${report}`,
     // The main leg runs alone once the Node legs are done: a third file at a time keeps both cores busy then. Its files
-    // start in an order shuffled anew each run (the seed is printed), so no file leans on another having run first;
-    // the tests inside a file keep their order, as the phases of one stack's life do.
-    ...(everything ? ["--maxWorkers=3", "--sequence.shuffle.files", `--sequence.seed=${shuffleSeed}`] : legFiles),
+    // start in an order shuffled anew each run within each kind (vitest.config.mts; the seed is printed), so no file
+    // leans on another having run first; the tests inside a file keep their order, as the phases of one stack's life do.
+    ...(everything ? ["--maxWorkers=3", `--sequence.seed=${shuffleSeed}`] : legFiles),
     ...vitestArgs,
   ], {
     env: { ...env, PULUMI_BIN: pulumiBin, PULUMI_LANGUAGE_HOSTS: languageHosts, ...(everything ? {} : { PULUMI_PROXY_TESTS: "node-dependent" }) },
