@@ -370,6 +370,30 @@ describe("request budget: the pace with hints", () => {
     expect(h.granted.slice(1).every((g) => g.at >= 1600)).toBe(true);
   });
 
+  it("after a 429 its hints foresaw (nothing left), waits out its pause and goes on by the hints, with no learned rate", async () => {
+    const h = harness();
+    const quota = (remaining: number) => ({ "ratelimit-limit": "10", "ratelimit-remaining": String(remaining), "ratelimit-reset": "1" });
+    // This process spends the last of a window itself, then is refused at the window's turn: the hints said so.
+    await warmUp(h, quota(1));
+    void h.ask("last");
+    // The last of the window goes within its reset.
+    for (let t = 0; t < 11 && h.granted.length === 0; t++) await h.clock.advance(100);
+    h.answer(h.granted[0]!.permit, 200, quota(0));
+    void h.ask("refused");
+    await h.clock.advance(1100);
+    expect(h.names()).toEqual(["last", "refused"]);
+    h.answer(h.granted[1]!.permit, 429, quota(0), 1000);
+    const after = Array.from({ length: 5 }, (_, i) => h.ask(`r${i}`));
+    await h.clock.advance(1100);
+    expect(h.names()).toEqual(["last", "refused", "r0"]);
+    h.answer(h.granted[2]!.permit, 200, quota(9));
+    await h.clock.advance(400);
+    // A rate learned from the refusal (70% of the two a second the key accepted) would let one go every 0.7 s.
+    expect(h.names()).toHaveLength(7);
+    await answerAll(h);
+    await Promise.all(after);
+  });
+
   it("paces by the learned rate once a 429 came, where the hints say more than the key takes", async () => {
     // The hints always say 100 of 100 are left, but the key takes 5 a second.
     const api = tokenBucket(5);
