@@ -11,17 +11,18 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
  * `--sequence.shuffle.files` does nothing beside a sequencer of the config's.
  */
 const LONGEST = [
-  "test/e2e/examples-installed.test.ts",
   "test/e2e/fleet-resource.test.ts",
-  "test/e2e/orders-kept.test.ts",
-  "test/integration/every-fault.test.ts",
+  "test/e2e/upgrade.test.ts",
   "test/e2e/removed-order.test.ts",
-  "test/e2e/api-move.test.ts",
-  "test/e2e/plugin.test.ts",
-  "test/e2e/dist.test.ts",
-  "test/e2e/fleet.test.ts",
-  "test/e2e/renewal.test.ts",
+  "test/integration/every-fault.test.ts",
   "test/e2e/soak.test.ts",
+  "test/e2e/examples-installed.test.ts",
+  "test/e2e/orders-kept.test.ts",
+  "test/e2e/fleet.test.ts",
+  "test/e2e/plugin.test.ts",
+  "test/e2e/api-move.test.ts",
+  "test/e2e/dist.test.ts",
+  "test/e2e/renewal.test.ts",
 ];
 
 class LongFilesFirst extends BaseSequencer {
