@@ -252,7 +252,7 @@ export async function simulateStacks(options) {
 }
 
 /** Reads a case as BENCH_STACKS writes it. */
-export function parseCase(spec) {
+function parseCase(spec) {
   const [k, n, r, t] = spec.split(":").slice(0, 4).map(Number);
   const flags = spec.split(":").slice(4);
   const value = (name) => flags.find((f) => f.startsWith(`${name}=`))?.slice(name.length + 1);

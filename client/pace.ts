@@ -5,9 +5,8 @@
  *
  * 1. **Alone while nothing is known.** Before the first answer, and once a hinted quota's reset has passed, one request
  *    goes and the rest wait for its answer: it tells the truth where a burst on trust would be refused.
- * 2. **A refusal pauses the key** until its `Retry-After`, a second without one, or until the reset its window's answers
- *    prove where that is sooner and no later than the quota's own. A `503` while the API is taking this process's
- *    requests is a refusal too: limiters shed load with it (nginx's `limit_req` by default).
+ * 2. **A refusal pauses the key** until its `Retry-After`, a second without one. A `503` while the API is taking this
+ *    process's requests is a refusal too: limiters shed load with it (nginx's `limit_req` by default).
  * 3. **With hints, what is left goes evenly until the reset** (the IETF RateLimit draft's advice), less the requests in
  *    flight and less one for each other client this process sees: the others' requests counted between its own answers
  *    in a window, over its last eight answers. Clients that each spend in proportion to what the same count says is left
@@ -33,27 +32,27 @@ import type { Quota } from "../contract";
 /**
  * Rule 7's curve, `W (1 + (1 − β) ((t − K) / K)³)`: β = 0.7 as CUBIC (RFC 8312) and the AWS SDKs keep it, and CUBIC's
  * constant C scaled so that the rate is back at W after K = 3 s whatever W, so that stacks of a few requests a second
- * each probe no faster than one alone. Four stacks x 50 without hints behind HAProxy's sliding second were refused 9.8%
- * (8.7-10.3%) of their requests with this, 16.8% with the AWS SDKs' fixed C = 0.4 (over the 10% bound, though the same
- * stacks behind the sandbox's bucket ended at 1.17x of the floor where this ends at 1.40x), 12.8% with K = 2 s; K = 5 s
- * refused 7.5%, but two stacks x 100 ended at 1.43x where 3 s ends at 1.14x.
+ * each probe no faster than one alone. Four stacks x 50 without hints behind HAProxy's sliding second were refused 9.6%
+ * (8.5-10.4%) of their requests with this, 17.7% with the AWS SDKs' fixed C = 0.4 (over the 10% bound, though the same
+ * stacks behind the sandbox's bucket ended at 1.18x of the floor where this ends at 1.30x), 13.2% with K = 2 s; K = 5 s
+ * refused 7.7%, but two stacks x 100 ended at 1.39x where 3 s ends at 1.26x.
  */
 const BETA = 0.7;
 const BACK_AT_W_MS = 3000;
 /**
  * What the API accepted is measured over this window at a refusal (and a `503` within it is load shed, rule 2). Over
- * 10 s, a lone stack without hints behind HAProxy's sliding second ended at 2.12x of the floor, 1.79x over 3 s; over
- * 1 s, four stacks x 50 without hints ended at 1.51x (1.11-1.70x), 1.40x (1.24-1.57x) over 3 s.
+ * 10 s, a lone stack without hints behind HAProxy's sliding second ended at 2.10x of the floor, 1.78x over 3 s; 1 s
+ * moved no figure beyond its spread.
  */
 const ACCEPTED_WINDOW_MS = 3000;
 /**
- * The least learned rate (requests per second): with the AWS SDKs' 0.5, a lone stack without hints behind HAProxy's
- * sliding second ended at 1.85x (1.84-1.87x) of the floor, 1.79x (1.75-1.79x) with 1.
+ * The least learned rate (requests per second): with the AWS SDKs' 0.5, four stacks x 50 without hints behind HAProxy's
+ * sliding second ended at 2.22x (1.96-2.27x) of the floor, 1.86x (1.75-1.93x) with 1.
  */
 const MIN_RATE = 1;
 /**
- * Rule 3's others are counted over this many answers: over 4, four stacks behind express-rate-limit's 1 s windows
- * (draft-7) ended once at 3.00x of the floor; 8 and 16 ended within each other's spread, at most 1.64x and 1.52x.
+ * Rule 3's others are counted over this many answers: over 4 and over 16, one run in ten of four stacks behind
+ * express-rate-limit's 1 s windows (draft-7) ended at 3.00x and 2.97x of the floor; over 8, at most 1.68x.
  */
 const PART_ANSWERS = 8;
 /**
@@ -62,12 +61,6 @@ const PART_ANSWERS = 8;
  * the hints show room"); with it, none is held.
  */
 const AT_ONCE_PART = 1 / 4;
-/**
- * Rule 7's bucket holds this many seconds' worth of the learned rate, at least one request: with the AWS SDKs' whole
- * second, four stacks behind HAProxy's sliding second (which counts what it refuses) ended at 1.61x of the floor with
- * 9.0% refused, where the code before, with a quarter, ended at 1.45x with 6.2% (one run each, 2026-12-06).
- */
-const BUCKET_SECONDS = 1 / 4;
 /** Rule 4: every header form states a reset in whole seconds. */
 const RESET_RESOLUTION_MS = 1000;
 
@@ -154,24 +147,11 @@ export class Pace {
       if (!this.cubic) this.window += 0.5 / this.window;
       return;
     }
-    this.pausedUntil = Math.max(this.pausedUntil, this.pauseEnd(now, answer.retryAfterMs, q));
+    this.pausedUntil = Math.max(this.pausedUntil, now + (answer.retryAfterMs ?? this.pauseWithoutRetryAfterMs));
     if (q) this.hintedRate = Math.min(this.hintedRate, q.limit / Math.max(1, q.resetMs / 1000));
     const foreseen = hinted && q !== undefined && q.remaining <= 0;
     // The refusals of requests sent before the last cut are that cut's.
     if (!foreseen && (!this.cubic || answer.sentAt >= this.cubic.at)) this.cut(now);
-  }
-
-  /**
-   * Rule 2's pause: until the refusal's `Retry-After` (a second without one), or, where that names no more than the
-   * quota's reset, until the reset its window's answers prove, if that is sooner: both are stated in whole seconds.
-   * Behind express-rate-limit's 1 s windows, whose `Retry-After` is "1" wherever in the window it refuses, four stacks
-   * ended at 1.26x, 1.26x and 1.29x of the floor without this (real runs, 2026-12-06), a refused stack sent as late
-   * into the next window, where the others spent it first.
-   */
-  private pauseEnd(now: number, retryAfterMs: number | undefined, q: Quota | undefined): number {
-    const after = now + (retryAfterMs ?? this.pauseWithoutRetryAfterMs);
-    if (!q || !this.quota || retryAfterMs === undefined || retryAfterMs > q.resetMs) return after;
-    return Math.min(after, Math.max(now, this.quota.latest));
   }
 
   /** Whether the API took one of this process's requests within the last 3 s: a `503` then is load shed (rule 2). */
@@ -233,7 +213,8 @@ export class Pace {
 
   /**
    * The other clients seen: the others' requests per answer, rounded up to a whole number of clients (rounded to the
-   * nearest, four stacks behind 1 s windows were refused 2.3% to 2.6% of their requests, 1.0% to 1.2% with this).
+   * nearest, four stacks behind the sandbox's 1 s windows were refused 2.1% (0.7-3.7%) of their requests, 1.0%
+   * (0.2-1.6%) with this).
    */
   private othersSeen(): number {
     if (this.others.length === 0) return 0;
@@ -246,12 +227,12 @@ export class Pace {
     return tokens >= 1 ? at : at + ((1 - tokens) / this.rate(at)) * 1000;
   }
 
-  /** Refills rule 7's bucket. */
+  /** Refills rule 7's bucket, which holds a second's worth, at least one request (the AWS SDKs' capacity). */
   private refill(now: number): void {
     const c = this.cubic!;
     if (now <= c.tokensAt) return;
     const rate = this.rate(now);
-    c.tokens = Math.min(Math.max(1, rate * BUCKET_SECONDS), c.tokens + ((now - c.tokensAt) / 1000) * rate);
+    c.tokens = Math.min(Math.max(1, rate), c.tokens + ((now - c.tokensAt) / 1000) * rate);
     c.tokensAt = now;
   }
 }
