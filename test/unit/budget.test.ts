@@ -272,9 +272,9 @@ describe("request budget: the pace with hints", () => {
     it("holds a stack that joins a window the others are spending back for them at most until its reset", async () => {
       // Windows of 100 per 10 s. Three stacks want 58 each: the first window and 74 of the second, which they spend at
       // its start. A fourth wants 100 from just before it and sees their 75 between its first answers: it leaves the
-      // rest of that window to them though they stopped (22 go unused), and has the next whole. A rule that measured
-      // the others over the last 2 s only gave it that rest, at 3.6% refused of eight stacks' requests behind 10 s
-      // windows in bench/stacks-sim.mjs, 1.3% without it: not worth it.
+      // rest of that window to them though they stopped (22 go unused), and has the next whole. A rule that sent one
+      // request every 2 s while held back, to see the others again, gave it that rest, at 3.6% refused of eight stacks'
+      // requests behind 10 s windows in bench/stacks-sim.mjs, 1.3% without it: not worth it.
       const api = fixedWindows(100, "contract", 10_000);
       const run = await stacksOnOneKey(api, [58, 58, 58, 100], { starts: [0, 0, 0, 9_990] });
       expect(run.done).toBe(true);
