@@ -1,6 +1,6 @@
 /**
  * The HTTP client of the API (docs/api-client.md), on the contract alone: what other folders may use of it. Its
- * requests go through one request budget per API key (the pacing: budget.ts and pace.ts), retry what is safe to
+ * requests go through one request budget per API key (the pacing: pace.ts, served by budget.ts), retry what is safe to
  * retry, and fail with one error root (errors.ts).
  */
 
