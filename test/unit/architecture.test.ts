@@ -275,6 +275,26 @@ describe("a shape a newcomer can change safely", () => {
     expect(files.flatMap((file) => longFunctions(file, 60))).toEqual([]);
   });
 
+  it("the pacing is at most ten rules, listed at the top of client/pace.ts, in at most 250 lines of code (issue 73)", () => {
+    const pace = readFileSync(join(REPO_ROOT, "client", "pace.ts"), "utf8");
+    const header = pace.slice(0, pace.indexOf("*/"));
+    const rules = [...header.matchAll(/^ \* (\d+)\. \*\*/gm)].map((m) => Number(m[1]));
+    expect(rules).toEqual(rules.map((_, i) => i + 1));
+    expect(rules.length).toBeGreaterThan(0);
+    expect(rules.length).toBeLessThanOrEqual(10);
+    // Lines that hold code, comments and blank lines aside: the model and the loop that serves it (the queue of held
+    // requests and the summaries it reports are concerns of their own, beside it).
+    const codeLines = (file: string) => {
+      const text = readFileSync(join(REPO_ROOT, "client", file), "utf8");
+      const scanner = ts.createScanner(ts.ScriptTarget.Latest, true, ts.LanguageVariant.Standard, text);
+      const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest);
+      const lines = new Set<number>();
+      while (scanner.scan() !== ts.SyntaxKind.EndOfFileToken) lines.add(source.getLineAndCharacterOfPosition(scanner.getTokenStart()).line);
+      return lines.size;
+    };
+    expect(codeLines("pace.ts") + codeLines("budget.ts")).toBeLessThanOrEqual(250);
+  });
+
   it("plugin/ takes the engine's values as the core's types without casting through unknown", () => {
     const casts = sourceFiles(join(REPO_ROOT, "plugin")).filter((file) => /as unknown as/.test(readFileSync(file, "utf8")));
     expect(casts.map((file) => relative(REPO_ROOT, file))).toEqual([]);
