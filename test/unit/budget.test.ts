@@ -494,6 +494,18 @@ describe("request budget: the pace without hints", () => {
     expect(arrivals.filter((a) => a.refused && a.at > firstRefusal + 1000)).toEqual([]);
   });
 
+  it("keeps the learned rate to nine tenths of what a 429's hints say the key takes", async () => {
+    const run = await stacksOnOneKey(tokenBucket(10, "contract", { hintOnlyOn429: true }), [200]);
+    expect(run.done).toBe(true);
+    const arrivals = run.stacks[0]!.arrivals;
+    // From the third second after the first refusal, when the rate has grown back: 9 a second, and a second's worth at
+    // once (the AWS SDKs' bucket).
+    const after = arrivals.filter((a) => a.at > arrivals.find((b) => b.refused)!.at + 3000).map((a) => a.at);
+    const seconds = (Math.max(...after) - Math.min(...after)) / 1000;
+    expect(after.length).toBeGreaterThan(50);
+    expect(after.length).toBeLessThanOrEqual(9 * seconds + 9);
+  });
+
   it("without any hints, holds a share to its part of the most the key took from it", async () => {
     const run = await stacksOnOneKey(tokenBucket(10, "none"), [120], { share: 0.5 });
     expect(run.done).toBe(true);
