@@ -9,7 +9,6 @@
  * `estimated_ready_at`), then `routine` polls. While it holds them back it tells its listeners so
  * (client/budget-summary.ts).
  */
-import type { RateLimitHints } from "../contract";
 import { BudgetSummaries, type BudgetSummary } from "./budget-summary";
 import { realClock, type Clock } from "./clock";
 import { HeldRequests, type HeldRequest, type Permit, type PermitRequest } from "./held-requests";
@@ -130,7 +129,7 @@ export class RequestBudget {
     let settled = false;
     request.grant({
       heldMs: now - request.since,
-      settle: (answer?: { status: number; hints: RateLimitHints }) => {
+      settle: (answer) => {
         if (settled) return;
         settled = true;
         this.inFlight -= 1;

@@ -20,9 +20,9 @@
  *    congestion avoidance with delayed acknowledgements), until the first refusal.
  * 7. **A refusal the hints did not foresee teaches a rate**: CUBIC (RFC 8312), as the AWS SDKs' adaptive retry mode runs
  *    it, from what the API accepted over the last seconds; never above twice what was sent over the last second, nor
- *    below one a second, nor above nine tenths of what a `429`'s hints say the key takes. It holds with hints too: an API whose
- *    hints say more than it takes is paced by it. A refusal whose hints say nothing is left, where the answers before
- *    it had hints, was foreseen: rule 2's pause is all it costs.
+ *    below one a second, nor above nine tenths of what a `429`'s hints say the key takes. It holds with hints too: an
+ *    API whose hints say more than it takes is paced by it. A refusal whose hints say nothing is left, where the
+ *    answers before it had hints, was foreseen: rule 2's pause is all it costs.
  * 8. **A share** (`maxRateShare`) keeps the others' part of each quota back and spaces requests so that no more than the
  *    share goes in any of the quota's periods; without hints, it holds the learned rate to its part of the most the key
  *    took.
@@ -174,7 +174,7 @@ export class Pace {
     const x = (Math.max(0, now - at) - BACK_AT_W_MS) / BACK_AT_W_MS;
     const cubic = max * (1 + (1 - BETA) * x ** 3);
     const sent = this.recent.filter((t) => t > now - 1000).length;
-    const ceiling = Math.min(this.hintedRate * Math.min(HINTED_PART, this.share), this.share * (this.share < 1 ? this.largest : Number.POSITIVE_INFINITY));
+    const ceiling = Math.min(this.hintedRate * Math.min(HINTED_PART, this.share), this.share < 1 ? this.share * this.largest : Infinity);
     return Math.max(MIN_RATE, Math.min(cubic, Math.max(2 * sent, max), ceiling));
   }
 
