@@ -22,7 +22,7 @@
  *    it, from what the API accepted over the last seconds; never above twice what was sent over the last second, nor
  *    below one a second, nor above nine tenths of what a `429`'s hints say the key takes. It holds with hints too: an
  *    API whose hints say more than it takes is paced by it. A refusal whose hints say nothing is left, where the
- *    answers before it had hints, was foreseen: rule 2's pause is all it costs.
+ *    answers before it had hints or none came before it, was foreseen: rule 2's pause is all it costs.
  * 8. **A share** (`maxRateShare`) keeps the others' part of each quota back and spaces requests so that no more than the
  *    share goes in any of the quota's periods; without hints, it holds the learned rate to its part of the most the key
  *    took.
@@ -145,8 +145,9 @@ export class Pace {
 
   /** An answer came at `now`, with `inFlight` of this process's requests still unanswered. */
   answered(now: number, answer: PaceAnswer, inFlight: number): void {
+    // The first answer, or one after an answer with hints: a refusal whose own hints say nothing is left was foreseen.
+    const hinted = !this.heard || this.quota !== undefined;
     this.heard = true;
-    const hinted = this.quota !== undefined;
     const q = answer.quota;
     this.quota = q && this.read(now, q, inFlight);
     while (this.accepted.length > 0 && this.accepted[0]! < now - ACCEPTED_WINDOW_MS) this.accepted.shift();

@@ -394,6 +394,23 @@ describe("request budget: the pace with hints", () => {
     await Promise.all(after);
   });
 
+  it("when its first request meets a quota the others spent, waits out the pause and goes on by the hints, with no learned rate", async () => {
+    const h = harness();
+    const quota = (remaining: number, reset: number) => ({ "ratelimit-limit": "100", "ratelimit-remaining": String(remaining), "ratelimit-reset": String(reset) });
+    // A stack that starts late: the window is spent, and its first answer, a 429, says so.
+    h.answer(await h.ask("first"), 429, quota(0, 2), 2000);
+    const after = Array.from({ length: 40 }, (_, i) => h.ask(`r${i}`));
+    await h.clock.advance(2100);
+    expect(h.names()).toEqual(["first", "r0"]);
+    h.answer(h.granted[1]!.permit, 200, quota(88, 10));
+    await h.clock.advance(2000);
+    // The hints leave 88 for 10 s: about nine a second. A rate learned from the refusal, with nothing accepted before
+    // it, would start at the least, one a second.
+    expect(h.names().length).toBeGreaterThanOrEqual(2 + 15);
+    await answerAll(h);
+    await Promise.all(after);
+  });
+
   it("paces by the learned rate once a 429 came, where the hints say more than the key takes", async () => {
     // The hints always say 100 of 100 are left, but the key takes 5 a second.
     const api = tokenBucket(5);
