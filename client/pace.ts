@@ -15,7 +15,8 @@
  * 4. **A reset is stated in whole seconds, rounded up**: a window's reset lies between the latest moment its answers
  *    state, less a second, and the earliest, and no window lasts longer than the longest reset stated. What is left is
  *    spent by the middle of those bounds; rule 1's lone request waits for the latest.
- * 5. **While there is room, no wait**: requests that a quarter of what is left holds go at once.
+ * 5. **While there is room, no wait**: a burst (the requests in flight and held) that a quarter of what is left holds
+ *    goes at once.
  * 6. **Without hints, a window of requests in flight**: one, then one more per two windows' worth of answers (TCP's
  *    congestion avoidance with delayed acknowledgements), until the first refusal.
  * 7. **A refusal the hints did not foresee teaches a rate**: CUBIC (RFC 8312), as the AWS SDKs' adaptive retry mode runs
@@ -127,7 +128,7 @@ export class Pace {
     if (!this.heard || stale) return inFlight > 0 ? Number.POSITIVE_INFINITY : at;
     if (!this.quota && !this.cubic && inFlight >= this.window) return Number.POSITIVE_INFINITY;
     const learned = this.cubic ? this.learnedNextAt(at) : at;
-    return this.quota ? Math.max(learned, this.quotaNextAt(at, this.quota, waiting)) : learned;
+    return this.quota ? Math.max(learned, this.quotaNextAt(at, this.quota, inFlight, waiting)) : learned;
   }
 
   /** A request went at `now`. */
@@ -211,11 +212,13 @@ export class Pace {
   }
 
   /** Spends what the quota has left, less the others' part of it, evenly until its reset (rules 3, 4, 5 and 8). */
-  private quotaNextAt(at: number, quota: QuotaView, waiting: number): number {
+  private quotaNextAt(at: number, quota: QuotaView, inFlight: number, waiting: number): number {
     const left = quota.remaining - (this.share < 1 ? (1 - this.share) * quota.limit : this.othersSeen());
     const spaced = this.share < 1 ? this.lastSentAt + this.longestResetMs / (this.share * quota.limit) : at;
     if (left < 1) return Math.max(at, quota.latest);
-    if (waiting <= left * AT_ONCE_PART) return Math.max(at, spaced);
+    // The burst is what is in flight and held together, against what was left before it went: requests that come one
+    // at a time (a fleet's purchases, the engine's creates) find none held, and would each go at once otherwise.
+    if (inFlight + waiting <= (left + inFlight) * AT_ONCE_PART) return Math.max(at, spaced);
     const end = (Math.max(at, quota.earliest) + quota.latest) / 2;
     return Math.max(at, spaced, this.lastSentAt + (end - this.lastSentAt) / left);
   }

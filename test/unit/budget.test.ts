@@ -209,6 +209,18 @@ describe("request budget: the pace with hints", () => {
     expect(permits.map((p) => p.heldMs)).toEqual(Array(24).fill(0));
   });
 
+  it("lets a burst of requests that come one at a time take a quarter of what is left, not all of it", async () => {
+    const h = harness();
+    await warmUp(h, { "ratelimit-limit": "100", "ratelimit-remaining": "96", "ratelimit-reset": "10" });
+    // A fleet's purchases: each asked once the one before it went, so none is ever held beside another.
+    for (let i = 0; i < 49; i++) {
+      void h.ask(`r${i}`);
+      await h.clock.advance(0);
+    }
+    expect(h.granted).toHaveLength(24);
+    await answerAll(h);
+  });
+
   describe.each(HINT_FORMS)("in the %s form", (form) => {
     // The forms with a Unix-time reset are read against the real time: it stands still here, on a whole second, so
     // that where in its second the machine's clock is does not decide the run.
