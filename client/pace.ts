@@ -57,7 +57,7 @@ const MIN_RATE = 1;
  */
 const PART_ANSWERS = 8;
 /**
- * Rule 5: requests that this part of what is left holds go at once. Without it, 24 requests under a quota of 100 a
+ * Rule 5: a burst that this part of what is left holds goes at once. Without it, 24 requests under a quota of 100 a
  * minute were spread until the middle of its reset, the last held 14.4 s (the budget test "lets no request wait while
  * the hints show room"); with it, none is held.
  */
@@ -147,7 +147,7 @@ export class Pace {
   /** An answer came at `now`, with `inFlight` of this process's requests still unanswered. */
   answered(now: number, answer: PaceAnswer, inFlight: number): void {
     // The first answer, or one after an answer with hints: a refusal whose own hints say nothing is left was foreseen.
-    const hinted = !this.heard || this.quota !== undefined;
+    const foreseeable = !this.heard || this.quota !== undefined;
     this.heard = true;
     const q = answer.quota;
     this.quota = q && this.read(now, q, inFlight);
@@ -159,7 +159,7 @@ export class Pace {
     }
     this.pausedUntil = Math.max(this.pausedUntil, now + (answer.retryAfterMs ?? this.pauseWithoutRetryAfterMs));
     if (q) this.hintedRate = Math.min(this.hintedRate, q.limit / Math.max(1, q.resetMs / 1000));
-    const foreseen = hinted && q !== undefined && q.remaining <= 0;
+    const foreseen = foreseeable && q !== undefined && q.remaining <= 0;
     // The refusals of requests sent before the last cut are that cut's.
     if (!foreseen && (!this.cubic || answer.sentAt >= this.cubic.at)) this.cut(now);
   }
@@ -176,7 +176,8 @@ export class Pace {
     const x = (Math.max(0, now - at) - BACK_AT_W_MS) / BACK_AT_W_MS;
     const cubic = max * (1 + (1 - BETA) * x ** 3);
     const sent = this.recent.filter((t) => t > now - 1000).length;
-    const ceiling = Math.min(this.hintedRate * Math.min(HINTED_PART, this.share), this.share < 1 ? this.share * this.largest : Infinity);
+    const shared = this.share < 1 ? this.share * this.largest : Infinity;
+    const ceiling = Math.min(this.hintedRate * Math.min(HINTED_PART, this.share), shared);
     return Math.max(MIN_RATE, Math.min(cubic, Math.max(2 * sent, max), ceiling));
   }
 
