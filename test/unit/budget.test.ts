@@ -65,7 +65,7 @@ async function warmUp(h: ReturnType<typeof harness>, headers: Record<string, str
 }
 
 /** What an API decided for a request arriving at `at` on the test's clock. */
-type Decision = { allowed: boolean; headers: Record<string, string>; retryAfterMs: number };
+type Decision = { allowed: boolean; headers: Record<string, string>; retryAfterMs?: number };
 type Api = (at: number) => Decision;
 
 /**
@@ -128,6 +128,26 @@ function tokenBucket(limit: number, form: HintForm | "none" = "contract", option
     const quota = { limit, remaining: Math.floor(tokens), resetAt: at + ((limit - tokens) / rate) * 1000, windowSeconds: limit / rate };
     const headers = options.hintOnlyOn429 && allowed ? {} : stated(form, quota, at);
     return { allowed, headers, retryAfterMs: Math.max(1, Math.ceil((1 - tokens) / rate)) * 1000 };
+  };
+}
+
+/**
+ * HAProxy's stick table (`http_req_rate(1s)`, scripts/lib/haproxy-front.mjs): a request is refused when more than
+ * `limit` came in the last second, counted as this second's plus the last one's weighted by what is left of this one,
+ * the refused requests included. No hints, no `Retry-After`.
+ */
+function slidingSecond(limit: number): Api {
+  let start = 0;
+  let current = 0;
+  let previous = 0;
+  return (at) => {
+    if (at - start >= 1000) {
+      previous = at - start >= 2000 ? 0 : current;
+      current = 0;
+      start = at - ((at - start) % 1000);
+    }
+    current += 1;
+    return { allowed: current + previous * (1 - (at - start) / 1000) <= limit, headers: {} };
   };
 }
 
@@ -544,6 +564,18 @@ describe("request budget: the pace without hints", () => {
     const later = arrivals.filter((a) => a.at > firstRefusal + 1000).map((a) => a.at);
     expect(mostWithin(later, 1000)).toBeLessThanOrEqual(Math.ceil(0.5 * took) + 1);
     expect(arrivals.filter((a) => a.refused && a.at > firstRefusal + 1000)).toEqual([]);
+  });
+
+  it("learns the rate from what the key took, not from the moment after a pause, where the refused count too (HAProxy)", async () => {
+    const run = await stacksOnOneKey(slidingSecond(10), [200]);
+    expect(run.done).toBe(true);
+    const arrivals = run.stacks[0]!.arrivals;
+    const firstRefusal = arrivals.find((a) => a.refused)!.at;
+    // Over the five seconds after the first pause, at least half the key's rate. A cut measured over the instant after
+    // its pause, where the count still held the burst it refused, found nothing taken and fell to one a second (0.8).
+    const taken = arrivals.filter((a) => a.at >= firstRefusal + 2000 && a.at < firstRefusal + 7000 && !a.refused).length / 5;
+    expect(taken).toBeGreaterThanOrEqual(5);
+    expect(run.refused / run.sent).toBeLessThanOrEqual(0.05);
   });
 
   it("between several stacks without hints, every request is taken in the end, at a bounded cost in 429s", async () => {
