@@ -190,7 +190,7 @@ export class RequestSender {
       const permit = await this.permit(req, path, deadline, throttled, trace);
       const tried = trace?.attempt(++sent);
       const result = await this.attempt(req, path, deadline, permit);
-      tried?.end(result instanceof ProxyApiError ? { status: result.status, requestId: result.requestId, code: result.code } : result);
+      tried?.end(result instanceof ProxyApiError ? { status: result.status, requestId: result.requestId, code: result.code, retryAfterMs: result.retryAfterMs } : result);
       if (!(result instanceof ProxyApiError)) {
         return { ...result, afterUncertainAttempt: uncertain };
       }

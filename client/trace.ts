@@ -12,6 +12,8 @@ export interface CallOutcome {
   requestId?: string;
   /** The error code, when the attempt or call failed (`rate_limited`, `ECONNRESET`, `deadline`...). */
   code?: string;
+  /** The answer's `Retry-After`, in milliseconds. */
+  retryAfterMs?: number;
 }
 
 /** One call of the client: its turn under the rate limit, its attempts, its back-offs. */

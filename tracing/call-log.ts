@@ -16,6 +16,13 @@ function millis(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)}ms` : `${(ms / 1000).toFixed(1)}s`;
 }
 
+/** What a `429` does to the key's other calls (client/pace.ts, rule 2). */
+function pauseText(outcome: CallOutcome): string {
+  if (outcome.status !== 429) return "";
+  const until = outcome.retryAfterMs === undefined ? " (no Retry-After)" : ` for its Retry-After, ${millis(outcome.retryAfterMs)}`;
+  return `; the rate limit pauses the key${until}`;
+}
+
 /** A tracer that writes one line per rate-limit wait, answer and retry of every call to `write`. */
 export function callLog(write: (line: string) => void): CallTracer {
   return {
@@ -28,8 +35,7 @@ export function callLog(write: (line: string) => void): CallTracer {
           return {
             end(outcome) {
               const requestId = outcome.requestId ? `, request id ${outcome.requestId}` : "";
-              const paused = outcome.status === 429 ? "; the rate limit pauses the key until Retry-After" : "";
-              write(`${call} -> ${outcomeText(outcome)} in ${millis(performance.now() - started)} (attempt ${attempt}${requestId})${paused}`);
+              write(`${call} -> ${outcomeText(outcome)} in ${millis(performance.now() - started)} (attempt ${attempt}${requestId})${pauseText(outcome)}`);
             },
           };
         },

@@ -53,18 +53,21 @@ describe("retries", () => {
     const lines: string[] = [];
     const api = mockApi({ tracer: callLog((line) => lines.push(line)) });
     api.pool.intercept({ path: "/v1/orders/ord_1", method: "GET" }).reply(429, problem(429, "rate_limited", "slow down"), { headers: { ...PROBLEM_HEADERS, "retry-after": "1" } });
+    api.pool.intercept({ path: "/v1/orders/ord_1", method: "GET" }).reply(429, problem(429, "rate_limited", "slow down"), { headers: PROBLEM_HEADERS });
     api.pool.intercept({ path: "/v1/orders/ord_1", method: "GET" }).reply(503, problem(503, "unavailable", "x"), { headers: { ...PROBLEM_HEADERS, "x-request-id": "req_2" } });
     api.pool.intercept({ path: "/v1/orders/ord_1", method: "GET" }).reply(200, ORDER);
     await api.client.getOrder("ord_1");
     // How long an answer took, and how long the budget held a call (its pacing's decision), vary: not asserted here.
     const shown = lines.map((line) => line.replace(/ in \d+ms \(/, " in Nms (").replace(/held \d+(ms|\.\ds)/, "held T"));
     expect(shown).toEqual([
-      "proxy: GET /v1/orders/ord_1 -> 429 rate_limited in Nms (attempt 1, request id req_123); the rate limit pauses the key until Retry-After",
+      "proxy: GET /v1/orders/ord_1 -> 429 rate_limited in Nms (attempt 1, request id req_123); the rate limit pauses the key for its Retry-After, 1.0s",
       "proxy: GET /v1/orders/ord_1 held T by the rate limit",
-      "proxy: GET /v1/orders/ord_1 -> 503 unavailable in Nms (attempt 2, request id req_2)",
+      "proxy: GET /v1/orders/ord_1 -> 429 rate_limited in Nms (attempt 2, request id req_123); the rate limit pauses the key (no Retry-After)",
+      "proxy: GET /v1/orders/ord_1 held T by the rate limit",
+      "proxy: GET /v1/orders/ord_1 -> 503 unavailable in Nms (attempt 3, request id req_2)",
       "proxy: GET /v1/orders/ord_1 retries in 250ms after 503 unavailable",
       "proxy: GET /v1/orders/ord_1 held T by the rate limit",
-      "proxy: GET /v1/orders/ord_1 -> 200 in Nms (attempt 3)",
+      "proxy: GET /v1/orders/ord_1 -> 200 in Nms (attempt 4)",
     ]);
     expect(lines.join("\n")).not.toContain(API_KEY);
     api.done();
