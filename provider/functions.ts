@@ -3,6 +3,7 @@
  * invokes of the provider plugin both run.
  */
 import { type ProxyApiClient, ProxyError, type ProxyFilters } from "../client";
+import type { ProxyRecord } from "../contract";
 import { checkHeld } from "./core/health-check";
 import { healthCheckProblem, healthSettings, type HealthOutput, type HealthSettings } from "./schema/health-input";
 import { splitCredentials, type ProxyCredential, type ProxyInfo } from "./state/order-state";
@@ -34,12 +35,41 @@ export function parseExpiresBefore(value: string | undefined): number | undefine
 
 /** Every matching proxy across all pages; credentials stay empty unless `includeCredentials`. */
 export async function listProxies(api: ProxyApiClient, filters: ProxyListFilters, includeCredentials: boolean): Promise<ProxyList> {
-  const before = parseExpiresBefore(filters.expiresBefore);
+  const matches = matcher(filters);
+  const orderIds = listOf(filters.orderId);
   // The contract's largest page: fewest round trips for large accounts.
   const all = await api.listProxies({ type: filters.type, country: filters.country, orderId: filters.orderId, pageSize: 1000 });
-  const expiring = before === undefined ? all : all.filter((p) => p.expiresAt !== undefined && Date.parse(p.expiresAt) < before);
-  const { proxies, credentials } = splitCredentials(expiring);
+  // The filters hold again on what came back: the seed names none, and an API may ignore a query it does not know.
+  // Whose a proxy is, only a list with `order_id` can say (it is optional); without it, each order is read by id.
+  const records = orderIds.length > 0 && all.some((p) => p.orderId === undefined) ? await proxiesOfOrders(api, orderIds) : all;
+  const { proxies, credentials } = splitCredentials(records.filter(matches));
   return { proxies, credentials: includeCredentials ? credentials : [] };
+}
+
+/** A filter's values: a list, or one string of comma separated values. */
+function listOf(value: string | string[] | undefined): string[] {
+  return (Array.isArray(value) ? value : (value?.split(",") ?? [])).map((v) => v.trim()).filter(Boolean);
+}
+
+/** Whether a record matches the filters, as the API would filter it (type and country in any case). */
+function matcher(filters: ProxyListFilters): (p: ProxyRecord) => boolean {
+  const before = parseExpiresBefore(filters.expiresBefore);
+  const oneOf = (wanted: string | string[] | undefined, value: string) => {
+    const list = listOf(wanted).map((v) => v.toLowerCase());
+    return list.length === 0 || list.includes(value.toLowerCase());
+  };
+  const orderIds = listOf(filters.orderId);
+  return (p) =>
+    oneOf(filters.type, p.type) &&
+    oneOf(filters.country, p.country) &&
+    (orderIds.length === 0 || p.orderId === undefined || orderIds.includes(p.orderId)) &&
+    (before === undefined || (p.expiresAt !== undefined && Date.parse(p.expiresAt) < before));
+}
+
+/** The proxies of these orders, each read by id (those of an order that is not active are not in use). */
+async function proxiesOfOrders(api: ProxyApiClient, ids: string[]): Promise<ProxyRecord[]> {
+  const orders = await Promise.all(ids.map(async (id) => (await api.getOrder(id)).order));
+  return orders.flatMap((order) => (order.status === "active" ? (order.proxies ?? []) : []));
 }
 
 /** getProxies' arguments as an invoke receives them: the filters and whether to return credentials, or what is wrong. */
@@ -85,25 +115,12 @@ export async function checkProxyHealth(api: ProxyApiClient, query: ProxyHealthQu
   const wanted = query.orderIds && new Set(query.orderIds);
   if (!wanted) return checkHeld(listed, query.settings);
   // A list without `order_id` (optional in the contract: the seed's four fields) cannot say whose a proxy is.
-  if (listed.proxies.some((p) => p.orderId === undefined)) return checkHeld(await proxiesOfOrders(api, [...wanted], query.filters), query.settings);
+  if (listed.proxies.some((p) => p.orderId === undefined)) {
+    return checkHeld(splitCredentials((await proxiesOfOrders(api, [...wanted])).filter(matcher(query.filters))), query.settings);
+  }
   const keep = listed.proxies.map((p) => p.orderId !== undefined && wanted.has(p.orderId));
   const held = { proxies: listed.proxies.filter((_, i) => keep[i]), credentials: listed.credentials.filter((_, i) => keep[i]) };
   return checkHeld(held, query.settings);
-}
-
-/** The proxies of these orders, each read by id (those of an order that is not active are not in use), as filtered. */
-async function proxiesOfOrders(api: ProxyApiClient, ids: string[], filters: ProxyListFilters): Promise<ProxyList> {
-  const before = parseExpiresBefore(filters.expiresBefore);
-  const oneOf = (wanted: string | string[] | undefined, value: string) => {
-    const list = (Array.isArray(wanted) ? wanted : (wanted?.split(",") ?? [])).map((v) => v.trim().toLowerCase()).filter(Boolean);
-    return list.length === 0 || list.includes(value.toLowerCase());
-  };
-  const orders = await Promise.all(ids.map(async (id) => (await api.getOrder(id)).order));
-  const records = orders
-    .flatMap((order) => (order.status === "active" ? (order.proxies ?? []) : []))
-    .filter((p) => oneOf(filters.type, p.type) && oneOf(filters.country, p.country))
-    .filter((p) => before === undefined || (p.expiresAt !== undefined && Date.parse(p.expiresAt) < before));
-  return splitCredentials(records);
 }
 
 /** getProxyHealth's arguments as an invoke receives them: the query, or what is wrong with them. */

@@ -1,0 +1,41 @@
+/**
+ * getProxies (provider/functions.ts) against an API that keeps the contract to its minimum: the seed names no query
+ * of `GET /v1/proxies`, so an API may ignore the filters, and its records may carry no `order_id`.
+ */
+import { describe, expect, it } from "vitest";
+import { listProxies } from "../../provider/functions";
+import { mockApi, ORDER } from "../helpers/mock-api";
+
+const proxy = (n: number, extra: Record<string, unknown> = {}) => ({ ip: `198.51.100.${n}`, port: 8000 + n, type: "datacenter", country: "US", ...extra });
+
+/** An API that answers every list with every proxy of the account, whatever the query. */
+function ignoringFilters(records: unknown[]) {
+  const api = mockApi();
+  api.pool.intercept({ path: (path) => path.startsWith("/v1/proxies"), method: "GET" }).reply(200, { data: records }).persist();
+  return api;
+}
+
+describe("getProxies where the API ignores the filters", () => {
+  it("keeps only the proxies of the type, country and orders asked for", async () => {
+    const api = ignoringFilters([
+      proxy(1, { order_id: "ord_1" }),
+      proxy(2, { order_id: "ord_2" }),
+      proxy(3, { order_id: "ord_1", type: "residential" }),
+      proxy(4, { order_id: "ord_1", country: "DE" }),
+    ]);
+    const ips = async (filters: Parameters<typeof listProxies>[1]) => (await listProxies(api.client, filters, false)).proxies.map((p) => p.ip);
+    expect(await ips({ orderId: "ord_1" })).toEqual(["198.51.100.1", "198.51.100.3", "198.51.100.4"]);
+    expect(await ips({ orderId: "ord_1", type: "datacenter", country: "us" })).toEqual(["198.51.100.1"]);
+    expect(await ips({ country: "DE,FR" })).toEqual(["198.51.100.4"]);
+    expect(await ips({})).toHaveLength(4);
+  });
+
+  it("reads the orders asked for by id when the records do not say whose they are", async () => {
+    const api = ignoringFilters([proxy(1), proxy(2), proxy(3)]);
+    api.pool.intercept({ path: "/v1/orders/ord_1", method: "GET" }).reply(200, { ...ORDER, id: "ord_1", status: "active", proxies: [proxy(2, { username: "u", password: "p" })] });
+    const listed = await listProxies(api.client, { orderId: "ord_1" }, true);
+    expect(listed.proxies.map((p) => p.ip)).toEqual(["198.51.100.2"]);
+    expect(listed.credentials).toEqual([{ ip: "198.51.100.2", port: 8002, username: "u", password: "p" }]);
+    api.done();
+  });
+});
