@@ -205,7 +205,7 @@ export class Pace {
    * Rule 7's cut: the rate falls to β of what the API accepted over the last 3 s, and grows back from there. Not since
    * the last cut: behind HAProxy, whose count holds the requests it refused, the first request after a pause can be
    * refused too, and what was accepted in the instant since that pause ended is nothing: one request a second. Four
-   * stacks x 50 there ended at 1.62x and 1.72x of the floor, at 1.45x to 1.60x (median 1.51x of four) with this.
+   * stacks x 50 there ended at 1.62x and 1.72x of the floor, at 1.44x to 1.60x (median 1.51x of six) with this.
    */
   private cut(now: number): void {
     const since = Math.max(now - ACCEPTED_WINDOW_MS, this.firstSentAt);
