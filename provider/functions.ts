@@ -2,7 +2,7 @@
  * `getProxies` and `getProxyHealth` against the API: what the program-side functions of the dynamic SDK and the
  * invokes of the provider plugin both run.
  */
-import { type ProxyApiClient, ProxyError, type ProxyFilters } from "../client";
+import { NotFoundError, type ProxyApiClient, ProxyError, type ProxyFilters } from "../client";
 import type { ProxyRecord } from "../contract";
 import { checkHeld } from "./core/health-check";
 import { healthCheckProblem, healthSettings, type HealthOutput, type HealthSettings } from "./schema/health-input";
@@ -66,10 +66,21 @@ function matcher(filters: ProxyListFilters): (p: ProxyRecord) => boolean {
     (before === undefined || (p.expiresAt !== undefined && Date.parse(p.expiresAt) < before));
 }
 
-/** The proxies of these orders, each read by id (those of an order that is not active are not in use). */
+/**
+ * The proxies of these orders, each read by id: none of an order that is not active, nor of one the API no longer
+ * knows (the list, too, holds the proxies of active orders only).
+ */
 async function proxiesOfOrders(api: ProxyApiClient, ids: string[]): Promise<ProxyRecord[]> {
-  const orders = await Promise.all(ids.map(async (id) => (await api.getOrder(id)).order));
-  return orders.flatMap((order) => (order.status === "active" ? (order.proxies ?? []) : []));
+  const read = async (id: string) => {
+    try {
+      const { order } = await api.getOrder(id);
+      return order.status === "active" ? (order.proxies ?? []) : [];
+    } catch (error) {
+      if (error instanceof NotFoundError) return [];
+      throw error;
+    }
+  };
+  return (await Promise.all(ids.map(read))).flat();
 }
 
 /** getProxies' arguments as an invoke receives them: the filters and whether to return credentials, or what is wrong. */

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { listProxies } from "../../provider/functions";
-import { mockApi, ORDER } from "../helpers/mock-api";
+import { mockApi, ORDER, problem, PROBLEM_HEADERS } from "../helpers/mock-api";
 
 const proxy = (n: number, extra: Record<string, unknown> = {}) => ({ ip: `198.51.100.${n}`, port: 8000 + n, type: "datacenter", country: "US", ...extra });
 
@@ -36,6 +36,13 @@ describe("getProxies where the API ignores the filters", () => {
     const listed = await listProxies(api.client, { orderId: "ord_1" }, true);
     expect(listed.proxies.map((p) => p.ip)).toEqual(["198.51.100.2"]);
     expect(listed.credentials).toEqual([{ ip: "198.51.100.2", port: 8002, username: "u", password: "p" }]);
+    api.done();
+  });
+
+  it("finds no proxies of an order the API no longer knows, as a list that filtered would show none", async () => {
+    const api = ignoringFilters([proxy(1), proxy(2)]);
+    api.pool.intercept({ path: "/v1/orders/ord_gone", method: "GET" }).reply(404, problem(404, "not_found", "no such order"), { headers: PROBLEM_HEADERS });
+    expect(await listProxies(api.client, { orderId: "ord_gone" }, false)).toEqual({ proxies: [], credentials: [] });
     api.done();
   });
 });
