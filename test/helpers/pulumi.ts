@@ -149,8 +149,13 @@ export class PulumiProgram {
 
   /** Points the stack at an API: `proxy:baseUrl`, and `proxy:apiKey` as a secret. */
   async useApi(api: { url: string; apiKey: string }): Promise<void> {
-    await this.config("proxy:baseUrl", api.url);
-    await this.config("proxy:apiKey", api.apiKey, { secret: true });
+    await this.configAll({ "proxy:baseUrl": api.url }, { "proxy:apiKey": api.apiKey });
+  }
+
+  /** Sets several config values in one command (each command pays the CLI's start and the passphrase's key derivation). */
+  async configAll(plain: Record<string, string>, secret: Record<string, string> = {}): Promise<void> {
+    const pairs = (flag: string, values: Record<string, string>) => Object.entries(values).flatMap(([key, value]) => [flag, `${key}=${value}`]);
+    await this.run(["config", "set-all", ...pairs("--plaintext", plain), ...pairs("--secret", secret)]);
   }
 
   /** Sets a config value; `secret` encrypts it with the passphrase. */
