@@ -68,13 +68,14 @@ function matcher(filters: ProxyListFilters): (p: ProxyRecord) => boolean {
 
 /**
  * The proxies of these orders, each read by id: none of an order that is not active, nor of one the API no longer
- * knows (the list, too, holds the proxies of active orders only).
+ * knows (the list, too, holds the proxies of active orders only). Each carries its order's id, which reading the order
+ * by it proves, so that the filters hold on them and no caller reads the order again.
  */
 async function proxiesOfOrders(api: ProxyApiClient, ids: string[]): Promise<ProxyRecord[]> {
   const read = async (id: string) => {
     try {
       const { order } = await api.getOrder(id);
-      return order.status === "active" ? (order.proxies ?? []) : [];
+      return order.status === "active" ? (order.proxies ?? []).map((p) => ({ ...p, orderId: p.orderId ?? id })) : [];
     } catch (error) {
       if (error instanceof NotFoundError) return [];
       throw error;
@@ -125,7 +126,8 @@ export async function checkProxyHealth(api: ProxyApiClient, query: ProxyHealthQu
   const listed = await listProxies(api, query.filters, true);
   const wanted = query.orderIds && new Set(query.orderIds);
   if (!wanted) return checkHeld(listed, query.settings);
-  // A list without `order_id` (optional in the contract: the seed's four fields) cannot say whose a proxy is.
+  // A list without `order_id` (optional in the contract: the seed's four fields) cannot say whose a proxy is: the
+  // orders are read by id (listProxies did so already when the filters name orders, and said whose each proxy is).
   if (listed.proxies.some((p) => p.orderId === undefined)) {
     return checkHeld(splitCredentials((await proxiesOfOrders(api, [...wanted])).filter(matcher(query.filters))), query.settings);
   }

@@ -3,7 +3,7 @@
  * of `GET /v1/proxies`, so an API may ignore the filters, and its records may carry no `order_id`.
  */
 import { describe, expect, it } from "vitest";
-import { listProxies } from "../../provider/functions";
+import { checkGetProxyHealthArgs, checkProxyHealth, listProxies } from "../../provider/functions";
 import { mockApi, ORDER, problem, PROBLEM_HEADERS } from "../helpers/mock-api";
 
 const proxy = (n: number, extra: Record<string, unknown> = {}) => ({ ip: `198.51.100.${n}`, port: 8000 + n, type: "datacenter", country: "US", ...extra });
@@ -43,6 +43,17 @@ describe("getProxies where the API ignores the filters", () => {
     const api = ignoringFilters([proxy(1), proxy(2)]);
     api.pool.intercept({ path: "/v1/orders/ord_gone", method: "GET" }).reply(404, problem(404, "not_found", "no such order"), { headers: PROBLEM_HEADERS });
     expect(await listProxies(api.client, { orderId: "ord_gone" }, false)).toEqual({ proxies: [], credentials: [] });
+    api.done();
+  });
+
+  it("getProxyHealth reads each order once and checks the orders both the filter and orderIds name", async () => {
+    // Port 9 on loopback refuses at once: the check fails fast, and the report counts what was checked.
+    const refusing = (n: number) => proxy(n, { ip: "127.0.0.1", port: 9 });
+    const api = ignoringFilters([refusing(1), refusing(2)]);
+    api.pool.intercept({ path: "/v1/orders/ord_1", method: "GET" }).reply(200, { ...ORDER, id: "ord_1", status: "active", proxies: [refusing(1)] });
+    const call = checkGetProxyHealthArgs({ target: "http://127.0.0.1:9/", orderId: "ord_1", orderIds: ["ord_1", "ord_2"] });
+    if (call.failures) throw new Error(JSON.stringify(call.failures));
+    expect(await checkProxyHealth(api.client, call.query)).toMatchObject({ total: 1, healthy: 0 });
     api.done();
   });
 });
