@@ -6,10 +6,12 @@
 //   - main: this working tree, with the @pulumi/pulumi of package-lock.json (the oldest release we support), on the
 //     oldest Node line we support; it builds, type-checks and runs every test file;
 //   - one leg per newer Node line users run (24, 26) with the newest @pulumi/pulumi, in a copy of this tree under the
-//     cache folder. These run only the files listed under "nodeDependent", each with the reason it depends on the
-//     Node line or the @pulumi/pulumi version: HTTP, sockets and TLS, nock's patching, Pulumi's serialization and gRPC,
-//     and the dynamic provider's life in the host of that Node. Every other test (logic, docs, builds, the plugin's
-//     single executable, which embeds its own Node) runs once, in the main leg. All legs run side by side.
+//     cache folder. Each runs the files listed under "nodeLine", whose outcome can depend on the Node line (HTTP,
+//     sockets and TLS, nock's patching, the dynamic provider's life in the host of that Node); the first leg of each
+//     @pulumi/pulumi version also runs those under "pulumiVersion", whose outcome depends on @pulumi/pulumi's own code
+//     (its serialization, its dynamic host's records, setMocks) and not on the Node line that runs it. Each file is
+//     listed with its reason. Every other test (logic, docs, builds, the plugin's single executable, which embeds its
+//     own Node) runs once, in the main leg. All legs run side by side.
 //   Each Node line and each @pulumi/pulumi version is met (pairs, as test matrices are cut): Node 22 with the oldest
 //   @pulumi/pulumi in the main leg, the newest with Node 24 and 26. A leg of Node 22 with the newest ran the same 62
 //   tests a third time for the one pair left out, and cost the run about a third of the Node legs' CPU, on two cores
@@ -27,8 +29,12 @@ import { withNode } from "./lib/node-line.mjs";
 import { totalsLine } from "./test-totals.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const { main, legs, nodeDependent } = JSON.parse(readFileSync(join(root, "scripts", "test-legs.json"), "utf8"));
-const legFiles = Object.keys(nodeDependent);
+const { main, legs, nodeLine, pulumiVersion } = JSON.parse(readFileSync(join(root, "scripts", "test-legs.json"), "utf8"));
+/** The files a Node leg runs: every leg the Node-line files, the first leg of each @pulumi/pulumi version its files too. */
+const legFiles = (leg) => [
+  ...Object.keys(nodeLine),
+  ...(legs.find((other) => other.pulumi === leg.pulumi) === leg ? Object.keys(pulumiVersion) : []),
+];
 /** The seed of the main leg's file order: TEST_SEED repeats a run's order. */
 const shuffleSeed = Number(process.env.TEST_SEED ?? Math.floor(Math.random() * 1_000_000));
 const vitestArgs = process.argv.slice(2);
@@ -46,17 +52,18 @@ function runAsync(command, args, { cwd, env, out }) {
 
 /**
  * Runs one leg in `dir` with `env`; resolves with its totals line (a failure of its own setup counts as one
- * failure). `everything` runs every file (and the type check); otherwise only the files listed under "nodeDependent".
+ * failure). `files` are the test files to run; none (the main leg) runs every file, and the type check.
  * The leg's output goes to `out` ("inherit", or a file descriptor when legs run side by side).
  */
-async function runLeg(name, dir, legEnv, everything, out = "inherit") {
+async function runLeg(name, dir, legEnv, files, out = "inherit") {
+  const everything = files.length === 0;
   // Node keeps compiled code here (per Node version) for every node the tests start: each `pulumi` command starts a
   // program and a provider that load @pulumi/pulumi, and the cache spares most of that work after the first.
   const env = { ...legEnv, NODE_COMPILE_CACHE: join(cacheRoot, "node-compile-cache") };
   const say = (line) => (out === "inherit" ? console.log(line) : writeSync(out, `${line}\n`));
   const here = (command, args, options = {}) => runAsync(command, args, { cwd: dir, env, out, ...options });
   const version = spawnSync("node", ["--version"], { env, encoding: "utf8" }).stdout?.trim();
-  say(`\n=== test leg ${name}: Node ${version}, @pulumi/pulumi ${pulumiVersion(dir)}${everything ? `, files shuffled (TEST_SEED=${shuffleSeed})` : ", Node-dependent tests"} ===\n`);
+  say(`\n=== test leg ${name}: Node ${version}, @pulumi/pulumi ${installedPulumi(dir)}${everything ? `, files shuffled (TEST_SEED=${shuffleSeed})` : `, the ${files.length} files scripts/test-legs.json gives it`} ===\n`);
   // The build compiles the package; the type check also covers the tests, which vitest runs without checking types.
   const build = await here("npm", ["run", "build", "--silent"]);
   if (build === 0 && everything) startTestDist(dir, env);
@@ -65,7 +72,7 @@ async function runLeg(name, dir, legEnv, everything, out = "inherit") {
     say(`run-tests: leg ${name}: the TypeScript build or type check failed (above); no test ran.`);
     return "0 passed, 1 failed";
   }
-  const missing = everything ? [] : legFiles.filter((file) => !existsSync(join(dir, file)));
+  const missing = files.filter((file) => !existsSync(join(dir, file)));
   if (missing.length > 0) {
     say(`run-tests: leg ${name}: scripts/test-legs.json names files that do not exist: ${missing.join(", ")}; no test ran.`);
     return "0 passed, 1 failed";
@@ -81,7 +88,7 @@ async function runLeg(name, dir, legEnv, everything, out = "inherit") {
     // The main leg runs alone once the Node legs are done: a third file at a time keeps both cores busy then. Its files
     // start in an order shuffled anew each run within each kind (vitest.config.mts; the seed is printed), so no file
     // leans on another having run first; the tests inside a file keep their order, as the phases of one stack's life do.
-    ...(everything ? ["--maxWorkers=3", `--sequence.seed=${shuffleSeed}`] : legFiles),
+    ...(everything ? ["--maxWorkers=3", `--sequence.seed=${shuffleSeed}`] : files),
     ...vitestArgs,
   ], {
     env: { ...env, PULUMI_BIN: pulumiBin, PULUMI_LANGUAGE_HOSTS: languageHosts, ...(everything ? {} : { PULUMI_PROXY_TESTS: "node-dependent" }) },
@@ -109,7 +116,7 @@ function startTestDist(dir, env) {
   void runAsync("node", [join(dir, "scripts", "dist.mjs")], { cwd: dir, env: distEnv, out: "ignore" }).finally(() => rmSync(lock, { recursive: true, force: true }));
 }
 
-function pulumiVersion(dir) {
+function installedPulumi(dir) {
   try {
     return JSON.parse(readFileSync(join(dir, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8")).version;
   } catch {
@@ -173,7 +180,7 @@ const languageHosts = hosts.stdout.trim().split("\n").pop();
 // the two cores. The main leg prints as it goes; each Node leg writes to a log of its own, printed whole at the end.
 const mainLeg = (async () => {
   try {
-    return await runLeg("main", root, withNode(main.node), true);
+    return await runLeg("main", root, withNode(main.node), []);
   } catch (error) {
     console.error(`run-tests: the main leg could not be set up: ${error.message}`);
     return "0 passed, 1 failed";
@@ -185,7 +192,7 @@ const nodeLegs = (process.env.TEST_LEGS === "main" ? [] : legs).map(async (leg) 
   const out = openSync(log, "w");
   try {
     const { dir, env } = await prepareLeg(leg, out);
-    return { log, totals: await runLeg(name, dir, env, false, out) };
+    return { log, totals: await runLeg(name, dir, env, legFiles(leg), out) };
   } catch (error) {
     writeSync(out, `run-tests: leg ${name} could not be set up: ${error.message}\n`);
     return { log, totals: "0 passed, 1 failed" };

@@ -24,8 +24,8 @@ import { REPO_ROOT } from "../helpers/pulumi";
 
 /**
  * Generated records per record type and front end: the issue asks for at least 200, and `npm test`'s main leg runs
- * them. A Node leg runs this file for its @pulumi/pulumi's serialization and gRPC (scripts/test-legs.json), not for
- * the records' breadth: 50 there, the seed's minimal record first as everywhere.
+ * them. The Node leg of the newest @pulumi/pulumi runs this file for that release's serialization
+ * (scripts/test-legs.json), not for the records' breadth: 50 there, the seed's minimal record first as everywhere.
  */
 const RUNS = process.env.PULUMI_PROXY_TESTS === "node-dependent" ? 50 : 200;
 
