@@ -15,6 +15,7 @@ import {
   isPendingState,
   isSpentState,
   isTargetState,
+  orderNamedBy,
   PENDING_ORDER_STATES,
   PROXY_TYPES,
   readRateLimitHints,
@@ -372,6 +373,7 @@ class ApiCheck {
     const first = await this.call({ method: "POST", path: "/orders", headers: { "idempotency-key": key }, body });
     const made = readWire(orderWire, first.json);
     if (first.status >= 300 || !made.ok) {
+      const named = orderNamedBy(first.json, first.headers.location);
       this.note({
         assumption: "`POST /v1/orders` buys the plan: `201` with the order and `Location`.",
         holds: false,
@@ -380,7 +382,9 @@ class ApiCheck {
         effect:
           first.status >= 300
             ? `Nothing was bought, so purchases, replays and readiness were not checked. Fix what the answer says (a plan id the API knows, a balance) and run the check again.`
-            : `A purchase is made but its answer cannot be read (${made.ok ? "" : made.problem}): create fails after buying, and the order shows only in the error.`,
+            : named
+              ? `A purchase is made but its answer cannot be read (${made.ok ? "" : made.problem}): create fails after buying; the order its answer names (${named}) is recorded in the state as not yet read, and the next \`pulumi up\` carries on with it, so every purchase takes two runs.`
+              : `A purchase is made but its answer cannot be read (${made.ok ? "" : made.problem}) nor names the order: create fails after buying, and nothing records the order; the next \`pulumi up\` finds it again only by replaying the same idempotency key, while the API keeps replays (24 hours in the contract).`,
       });
       return;
     }

@@ -2,7 +2,7 @@
  * The Proxy Provisioning API client: one method per endpoint of the contract, each returning validated records.
  */
 import { createHmac } from "node:crypto";
-import type { Order, ProxyPage, ProxyRecord, Usage } from "../contract";
+import { orderNamedBy, type Order, type ProxyPage, type ProxyRecord, type Usage } from "../contract";
 import { orderWire, proxyPageWire, readWire, toOrder, toProxyPage, toUsage, usageWire } from "../contract/wire";
 import { UnexpectedResponseError, UnreadableOrderError } from "./errors";
 import type { RequestBudget } from "./budget";
@@ -162,15 +162,17 @@ function parse<S extends Parameters<typeof readWire>[0]>(schema: S, res: ApiResp
 
 /**
  * A purchase's answer this provider cannot read: an {@link UnreadableOrderError} when it still names the order it made
- * (a non-empty `id`), so the caller can record that order; else the plain error, since nothing says an order was made.
+ * (a non-empty `id` in its body, or a `Location` header that ends in `/orders/{id}`, as an API that answers `201`
+ * with a location and no body does), so the caller can record that order; else the plain error, since nothing says
+ * an order was made.
  */
 function unreadableOrder(res: ApiResponse, problem: string): UnexpectedResponseError {
   const plain = unexpected(res, "POST", "/v1/orders", problem);
-  const body = res.body !== null && typeof res.body === "object" ? (res.body as Record<string, unknown>) : {};
-  if (typeof body.id !== "string" || body.id === "") return plain;
-  const message = `${plain.message} Its answer names order ${body.id}: the order was made.`;
+  const id = orderNamedBy(res.body, res.headers.location);
+  if (id === undefined) return plain;
+  const message = `${plain.message} Its answer names order ${id}: the order was made.`;
   const details = { status: res.status, code: "unexpected_response", requestId: res.requestId, method: "POST", path: "/v1/orders" };
-  return new UnreadableOrderError(message, details, body.id);
+  return new UnreadableOrderError(message, details, id);
 }
 
 function unexpected(res: ApiResponse, method: string, path: string, problem: string): UnexpectedResponseError {

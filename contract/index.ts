@@ -11,6 +11,8 @@
 export * from "./errors";
 /** The `Idempotency-Key` rule, and how long the API replays a key. */
 export * from "./idempotency";
+/** Which order a purchase's answer names, by its body's `id` or its `Location`. */
+export * from "./location";
 /** The rate-limit hints in every form, and `Retry-After`: read once per answer. */
 export * from "./rate-limit";
 /** Checks that a record lists every field, and that two types are the same. */

@@ -36,6 +36,11 @@ export type Deviation =
    */
   | "unreadable-purchase"
   /**
+   * A purchase's answer (the 201) with its `Location` and no body, as many REST APIs answer a creation: the order is
+   * made, and only the header names it. A failure after the purchase.
+   */
+  | "location-only-purchase"
+  /**
    * Within the contract, at its most unhelpful: every fourth request answers 429 (Retry-After 1, no hints) whatever
    * the rate, every 25th starts a burst of three 503s, and the list comes in pages of two.
    */
@@ -119,6 +124,11 @@ export async function startDeviantApi(sandbox: Sandbox, deviation: Deviation): P
         delete out.location;
       }
       if (deviation === "camel-case") body = camelize(body);
+      if (deviation === "location-only-purchase" && status === 201) {
+        res.writeHead(status, out);
+        res.end();
+        return;
+      }
       if (deviation === "unknown-hint-form") {
         for (const name of Object.keys(out)) if (name.startsWith("ratelimit")) delete out[name];
         out["x-ratelimit-budget"] = "100/60s";

@@ -15,6 +15,7 @@ import { PLANS } from "../../sandbox/catalogue";
 import { accountsPerTest, sandboxClock, useSandbox } from "../helpers/sandbox";
 import { orderInputs } from "../helpers/inputs";
 import { freePort } from "../helpers/ports";
+import { startDeviantApi } from "../helpers/deviant-api";
 
 const sandbox = useSandbox();
 
@@ -601,5 +602,23 @@ describe("a failure once the order exists", () => {
     const { p } = provider();
     expect((await p.create(given)).id).toBe(bought?.id);
     expect(sandbox.current.createdOrders).toHaveLength(1);
+  });
+  it("records the order a purchase's Location names when its answer has no body, and the next up (an update) carries on with it", async () => {
+    const deviant = await startDeviantApi(sandbox.current, "location-only-purchase");
+    try {
+      const { p } = provider({}, () => ({ ...sandbox.current, url: deviant.url }) as Sandbox);
+      const given = inputs();
+      const error = (await p.create(given).catch((e: unknown) => e)) as PartialOrderError;
+      expect(error).toBeInstanceOf(PartialOrderError);
+      const [bought] = sandbox.current.createdOrders;
+      expect(error.id).toBe(bought?.id);
+      expect(error.message).toContain(`Its answer names order ${bought?.id}: the order was made.`);
+      expect(error.properties).toMatchObject({ orderId: bought?.id, status: "pending", __provider: given.__provider });
+      const next = await p.update(error.id, error.properties as OrderOutputs, given);
+      expect(next.outs).toMatchObject({ orderId: bought?.id, status: "active" });
+      expect(sandbox.current.createdOrders).toHaveLength(1);
+    } finally {
+      await deviant.stop();
+    }
   });
 });

@@ -13,6 +13,7 @@ import {
   RateLimitError,
   ServerError,
   UnexpectedResponseError,
+  UnreadableOrderError,
 } from "../../client/errors";
 import { API_KEY, mockApi, problem, PROBLEM_HEADERS, PROXY } from "../helpers/mock-api";
 
@@ -93,6 +94,32 @@ describe("error responses", () => {
     expect(error).toBeInstanceOf(ServerError);
     expect(error.code).toBe(code);
     expect(error.message).toMatch(says);
+    api.done();
+  });
+
+  it.each([
+    ["a path", "/v1/orders/ord_loc1", "ord_loc1"],
+    ["a whole URL with a query", "https://api.example.test/v1/orders/ord_loc2?expand=proxies", "ord_loc2"],
+    ["an escaped id and a trailing slash", "/v1/orders/ord%3Aloc3/", "ord:loc3"],
+  ])("reads the order a bodiless purchase's Location names (%s): the order was made", async (_name, location, id) => {
+    const api = mockApi();
+    api.pool.intercept({ path: "/v1/orders", method: "POST" }).reply(201, "", { headers: { location, "x-request-id": "req_loc" } });
+    const error = (await api.client.createOrder({ planId: "p", idempotencyKey: "k" }).catch((e) => e)) as UnreadableOrderError;
+    expect(error).toBeInstanceOf(UnreadableOrderError);
+    expect(error.orderId).toBe(id);
+    expect(error.message).toContain(`names order ${id}: the order was made`);
+    api.done();
+  });
+
+  it.each([
+    ["no Location", {}],
+    ["a Location that names no order", { location: "/v1/orders" }],
+  ])("says nothing of an order when a bodiless purchase's answer has %s", async (_name, headers) => {
+    const api = mockApi();
+    api.pool.intercept({ path: "/v1/orders", method: "POST" }).reply(201, "", { headers });
+    const error = (await api.client.createOrder({ planId: "p", idempotencyKey: "k" }).catch((e) => e)) as ProxyApiError;
+    expect(error).toBeInstanceOf(UnexpectedResponseError);
+    expect(error).not.toBeInstanceOf(UnreadableOrderError);
     api.done();
   });
 

@@ -1,0 +1,20 @@
+/**
+ * Which order a purchase's answer names, when its body is no order record: `POST /v1/orders` answers `201` with the
+ * order and `Location: /v1/orders/{id}`, so an `id` in the body, or the `Location`, still says which order was made.
+ */
+
+/**
+ * The order a purchase's answer names: a non-empty `id` in its body, else the id its `Location` ends in
+ * (`/v1/orders/{id}`, as a path or a whole URL); undefined when neither names one.
+ */
+export function orderNamedBy(body: unknown, location: string | undefined): string | undefined {
+  const id = body !== null && typeof body === "object" ? (body as Record<string, unknown>).id : undefined;
+  if (typeof id === "string" && id !== "") return id;
+  const segment = location && /\/orders\/([^/?#]+)\/?(?:[?#].*)?$/.exec(location.trim())?.[1];
+  if (!segment) return undefined;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
