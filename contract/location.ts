@@ -4,12 +4,14 @@
  */
 
 /**
- * The order a purchase's answer names: a non-empty `id` in its body, else the id its `Location` ends in
- * (`/v1/orders/{id}`, as a path or a whole URL); undefined when neither names one.
+ * The order a purchase's answer names: a non-empty `id` in its body (a whole number too, as an API with numeric ids
+ * would send it, in its decimal form), else the id its `Location` ends in (`/v1/orders/{id}`, as a path or a whole
+ * URL); undefined when neither names one.
  */
 export function orderNamedBy(body: unknown, location: string | undefined): string | undefined {
   const id = body !== null && typeof body === "object" ? (body as Record<string, unknown>).id : undefined;
   if (typeof id === "string" && id !== "") return id;
+  if (typeof id === "number" && Number.isSafeInteger(id)) return String(id);
   const segment = location && /\/orders\/([^/?#]+)\/?(?:[?#].*)?$/.exec(location.trim())?.[1];
   if (!segment) return undefined;
   try {

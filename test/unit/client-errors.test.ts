@@ -101,9 +101,11 @@ describe("error responses", () => {
     ["a path", "/v1/orders/ord_loc1", "ord_loc1"],
     ["a whole URL with a query", "https://api.example.test/v1/orders/ord_loc2?expand=proxies", "ord_loc2"],
     ["an escaped id and a trailing slash", "/v1/orders/ord%3Aloc3/", "ord:loc3"],
-  ])("reads the order a bodiless purchase's Location names (%s): the order was made", async (_name, location, id) => {
+    ["no Location, but a numeric id in the body", undefined, "12345"],
+  ])("reads the order an unreadable purchase's answer names (%s): the order was made", async (_name, location, id) => {
     const api = mockApi();
-    api.pool.intercept({ path: "/v1/orders", method: "POST" }).reply(201, "", { headers: { location, "x-request-id": "req_loc" } });
+    const body = location === undefined ? JSON.stringify({ id: 12345, status: "pending" }) : "";
+    api.pool.intercept({ path: "/v1/orders", method: "POST" }).reply(201, body, { headers: { ...(location ? { location } : {}), "x-request-id": "req_loc" } });
     const error = (await api.client.createOrder({ planId: "p", idempotencyKey: "k" }).catch((e) => e)) as UnreadableOrderError;
     expect(error).toBeInstanceOf(UnreadableOrderError);
     expect(error.orderId).toBe(id);
