@@ -125,8 +125,8 @@ class ApiCheck {
       const seen = await send(this.options.baseUrl, { ...probe, authorization });
       this.answers.push(seen);
       if (seen.status !== 429 || attempt >= 5) return seen;
-      const seconds = Number(seen.headers["retry-after"]);
-      await this.clock.sleep(Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds * 1000, 10_000) : 1000);
+      const pause = readRateLimitHints(seen.headers, this.clock.now()).retryAfterMs;
+      await this.clock.sleep(pause !== undefined && pause > 0 ? Math.min(pause, 10_000) : 1000);
     }
   }
 
@@ -448,8 +448,8 @@ class ApiCheck {
         if (!isPendingState(order.data.status)) break;
       }
       if (this.clock.now() >= deadline) break;
-      const hint = Number(last.headers["retry-after"]);
-      await this.clock.sleep(Number.isFinite(hint) && hint > 0 ? Math.min(hint * 1000, 10_000) : 2000);
+      const hint = readRateLimitHints(last.headers, this.clock.now()).retryAfterMs;
+      await this.clock.sleep(hint !== undefined && hint > 0 ? Math.min(hint, 10_000) : 2000);
     }
     const unknown = [...states].filter((s) => !KNOWN_STATES.includes(s));
     this.note({
@@ -543,7 +543,7 @@ class ApiCheck {
     this.rateLimitHints();
     const refused = this.answers.filter((a) => a.status === 429);
     if (refused.length > 0) {
-      const bare = refused.filter((a) => !a.headers["retry-after"]);
+      const bare = refused.filter((a) => readRateLimitHints(a.headers, Date.now()).retryAfterMs === undefined);
       this.note({
         assumption: "A `429` carries `Retry-After`.",
         holds: bare.length === 0,

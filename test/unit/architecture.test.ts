@@ -295,6 +295,16 @@ describe("a shape a newcomer can change safely", () => {
     expect(codeLines("pace.ts") + codeLines("budget.ts")).toBeLessThanOrEqual(250);
   });
 
+  it("Retry-After and the rate-limit hints are read in contract/rate-limit.ts alone (the sandbox, which writes them, aside)", () => {
+    const reads = /headers(?:\[["'](?:retry-after|ratelimit|x-rate-?limit)|\.get\(["'](?:retry-after|ratelimit|x-rate-?limit))/i;
+    const files = Object.keys(PARTS)
+      .filter((part) => part !== "sandbox")
+      .flatMap((part) => sourceFiles(join(REPO_ROOT, part)))
+      .filter((file) => relative(REPO_ROOT, file) !== join("contract", "rate-limit.ts"));
+    expect(files.length).toBeGreaterThan(50);
+    expect(files.filter((file) => reads.test(readFileSync(file, "utf8"))).map((file) => relative(REPO_ROOT, file))).toEqual([]);
+  });
+
   it("plugin/ takes the engine's values as the core's types without casting through unknown", () => {
     const casts = sourceFiles(join(REPO_ROOT, "plugin")).filter((file) => /as unknown as/.test(readFileSync(file, "utf8")));
     expect(casts.map((file) => relative(REPO_ROOT, file))).toEqual([]);
