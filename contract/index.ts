@@ -13,6 +13,8 @@ export * from "./errors";
 export * from "./idempotency";
 /** Which order a purchase's answer names, by its body's `id` or its `Location`. */
 export * from "./location";
+/** The bounds of `GET /v1/proxies`'s query: its largest page, and the most order ids one filter names. */
+export * from "./proxy-list";
 /** The rate-limit hints in every form, and `Retry-After`: read once per answer. */
 export * from "./rate-limit";
 /** Checks that a record lists every field, and that two types are the same. */

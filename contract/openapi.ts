@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { ERROR_TABLE } from "./errors";
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from "./idempotency";
+import { MAX_ORDER_ID_FILTER, MAX_PROXY_PAGE_SIZE } from "./proxy-list";
 import { PROXY_TYPES } from "./states";
 import { contractRequired, createOrderRequestWire, orderWire, problemDocumentWire, proxyPageWire, proxyWire, usageWire } from "./wire";
 
@@ -129,7 +130,7 @@ function listProxiesOperation(): Record<string, unknown> {
     summary: "List the account's proxies",
     description: "The proxies of `active` orders, one page at a time. Right after an order becomes `active` its proxies may take a moment to appear.",
     parameters: [
-      { name: "limit", in: "query", description: "Page size.", schema: { type: "integer", minimum: 1, maximum: 1000, default: 100 } },
+      { name: "limit", in: "query", description: "Page size.", schema: { type: "integer", minimum: 1, maximum: MAX_PROXY_PAGE_SIZE, default: 100 } },
       { name: "cursor", in: "query", description: "Opaque cursor from the previous page's `next_cursor`.", schema: { type: "string" } },
       {
         name: "type",
@@ -141,7 +142,7 @@ function listProxiesOperation(): Record<string, unknown> {
       {
         name: "order_id",
         in: "query",
-        description: "Only the proxies of these orders: one id, or up to 100 ids comma separated.",
+        description: `Only the proxies of these orders: one id, or up to ${MAX_ORDER_ID_FILTER} ids comma separated.`,
         schema: { type: "string" },
       },
     ],

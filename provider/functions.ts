@@ -3,7 +3,7 @@
  * invokes of the provider plugin both run.
  */
 import { NotFoundError, type ProxyApiClient, ProxyError, type ProxyFilters } from "../client";
-import type { ProxyRecord } from "../contract";
+import { MAX_ORDER_ID_FILTER, MAX_PROXY_PAGE_SIZE, type ProxyRecord } from "../contract";
 import { checkHeld } from "./core/health-check";
 import { healthCheckProblem, healthSettings, type HealthOutput, type HealthSettings } from "./schema/health-input";
 import { splitCredentials, type ProxyCredential, type ProxyInfo } from "./state/order-state";
@@ -37,8 +37,10 @@ export function parseExpiresBefore(value: string | undefined): number | undefine
 export async function listProxies(api: ProxyApiClient, filters: ProxyListFilters, includeCredentials: boolean): Promise<ProxyList> {
   const matches = matcher(filters);
   const orderIds = listOf(filters.orderId);
+  // More orders than one `order_id` filter may name are matched here, on the whole list (the API would refuse them).
+  const orderId = orderIds.length > MAX_ORDER_ID_FILTER ? undefined : filters.orderId;
   // The contract's largest page: fewest round trips for large accounts.
-  const all = await api.listProxies({ type: filters.type, country: filters.country, orderId: filters.orderId, pageSize: 1000 });
+  const all = await api.listProxies({ type: filters.type, country: filters.country, orderId, pageSize: MAX_PROXY_PAGE_SIZE });
   // The filters hold again on what came back: the seed names none, and an API may ignore a query it does not know.
   // Whose a proxy is, only a list with `order_id` can say (it is optional); without it, each order is read by id.
   const records = orderIds.length > 0 && all.some((p) => p.orderId === undefined) ? await proxiesOfOrders(api, orderIds) : all;

@@ -1,7 +1,7 @@
 /**
  * The four endpoints of the contract, as the sandbox answers them.
  */
-import { IDEMPOTENCY_KEY_RULE, isValidIdempotencyKey, PROXY_TYPES } from "../contract";
+import { IDEMPOTENCY_KEY_RULE, isValidIdempotencyKey, MAX_ORDER_ID_FILTER, MAX_PROXY_PAGE_SIZE, PROXY_TYPES } from "../contract";
 import { createOrderRequestWire } from "../contract/wire";
 import { PLANS } from "./catalogue";
 import { bodyHash, decide } from "./idempotency-store";
@@ -58,8 +58,6 @@ export interface RouteContext {
 
 const KNOWN_TYPES = new Set<string>(PROXY_TYPES);
 const ORDER_PATH = /^\/v1\/orders\/([^/]+)$/;
-/** The most order ids `GET /v1/proxies?order_id=` takes at once. */
-const MAX_ORDER_IDS = 100;
 
 /** Routes a request under /v1; throws Problem for every error. */
 export async function route(req: RouteRequest, ctx: RouteContext): Promise<RouteResponse> {
@@ -85,8 +83,8 @@ export async function route(req: RouteRequest, ctx: RouteContext): Promise<Route
 function listProxies(req: RouteRequest, ctx: RouteContext): RouteResponse {
   const limitText = req.query.get("limit") ?? "100";
   const limit = Number(limitText);
-  if (!/^\d+$/.test(limitText) || limit < 1 || limit > 1000) {
-    throw new Problem(400, "limit must be an integer from 1 to 1000.", {
+  if (!/^\d+$/.test(limitText) || limit < 1 || limit > MAX_PROXY_PAGE_SIZE) {
+    throw new Problem(400, `limit must be an integer from 1 to ${MAX_PROXY_PAGE_SIZE}.`, {
       errors: [{ pointer: "limit", detail: `got "${limitText}"` }],
     });
   }
@@ -100,9 +98,9 @@ function listProxies(req: RouteRequest, ctx: RouteContext): RouteResponse {
   }
   const countries = splitList(req.query.get("country")).map((c) => c.toUpperCase());
   const orderIds = splitList(req.query.get("order_id"));
-  if (orderIds.length > MAX_ORDER_IDS) {
-    throw new Problem(400, `order_id names ${orderIds.length} orders; at most ${MAX_ORDER_IDS} may be listed at once.`, {
-      errors: [{ pointer: "order_id", detail: `at most ${MAX_ORDER_IDS} ids, comma separated` }],
+  if (orderIds.length > MAX_ORDER_ID_FILTER) {
+    throw new Problem(400, `order_id names ${orderIds.length} orders; at most ${MAX_ORDER_ID_FILTER} may be listed at once.`, {
+      errors: [{ pointer: "order_id", detail: `at most ${MAX_ORDER_ID_FILTER} ids, comma separated` }],
     });
   }
   const matches = activeProxies(ctx.state, ctx.now).filter(

@@ -18,14 +18,8 @@
  * within a moment of each other share one listing, and later reads of the same refresh use what it fetched.
  */
 import { type ProxyApiClient, ProxyError } from "../../client";
-import type { ProxyPage, ProxyRecord } from "../../contract";
+import { MAX_ORDER_ID_FILTER, MAX_PROXY_PAGE_SIZE, type ProxyPage, type ProxyRecord } from "../../contract";
 import type { ProxyCredential, ProxyInfo } from "../state/order-state";
-
-/** The largest page the contract allows. */
-export const LIST_PAGE_SIZE = 1000;
-
-/** The most order ids the contract lets one `order_id` filter name. */
-const MAX_ORDER_IDS = 100;
 
 /** How long reads wait for others to join one listing. */
 const GATHER_MS = 50;
@@ -82,7 +76,7 @@ async function listPages(api: Pick<ProxyApiClient, "listProxyPages">, wanted: Re
   // The account's first page (unless an earlier listing found the account larger): all of a small account, which then
   // answers every read of the refresh; of a larger one mostly the stack's, the next pages, while that is cheaper.
   if (!largeAccount) {
-    const pages = api.listProxyPages({ pageSize: LIST_PAGE_SIZE });
+    const pages = api.listProxyPages({ pageSize: MAX_PROXY_PAGE_SIZE });
     try {
       const first = (await pages.next()).value as ProxyPage | undefined;
       if (!first) return { byOrder, complete: true, covered: wanted };
@@ -97,10 +91,10 @@ async function listPages(api: Pick<ProxyApiClient, "listProxyPages">, wanted: Re
   // A larger account: the stack's own orders (those not seen yet), asked by id.
   const ids = [...wanted].filter((id) => !byOrder.has(id));
   let ignored = false;
-  for (let start = 0; start < ids.length && !ignored; start += MAX_ORDER_IDS) {
-    const batch = new Set(ids.slice(start, start + MAX_ORDER_IDS));
+  for (let start = 0; start < ids.length && !ignored; start += MAX_ORDER_ID_FILTER) {
+    const batch = new Set(ids.slice(start, start + MAX_ORDER_ID_FILTER));
     let fetched = 0;
-    for await (const page of api.listProxyPages({ pageSize: LIST_PAGE_SIZE, orderId: [...batch] })) {
+    for await (const page of api.listProxyPages({ pageSize: MAX_PROXY_PAGE_SIZE, orderId: [...batch] })) {
       fetched += 1;
       const before = { batch: unmatched(batch, byOrder), wanted: unmatched(wanted, byOrder) };
       if (page.proxies.some((p) => p.orderId !== undefined && !batch.has(p.orderId))) ignored = true;
@@ -135,7 +129,7 @@ async function pageOn(
   const left = wanted.size - seen;
   if (seen === 0 || left === 0) return false;
   const perOrder = first.proxies.filter((p) => p.orderId !== undefined && wanted.has(p.orderId)).length / seen;
-  const byId = Math.ceil(left / MAX_ORDER_IDS) * Math.max(1, Math.ceil((MAX_ORDER_IDS * perOrder) / LIST_PAGE_SIZE));
+  const byId = Math.ceil(left / MAX_ORDER_ID_FILTER) * Math.max(1, Math.ceil((MAX_ORDER_ID_FILTER * perOrder) / MAX_PROXY_PAGE_SIZE));
   const expected = Math.ceil(left / seen);
   if (expected >= byId) return false;
   for (let read = 0; read <= expected && unmatched(wanted, byOrder) > 0; read++) {

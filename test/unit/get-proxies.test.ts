@@ -57,3 +57,18 @@ describe("getProxies where the API ignores the filters", () => {
     api.done();
   });
 });
+
+describe("getProxies with more orders than one filter may name", () => {
+  it("lists without order_id (the API would refuse 101 ids) and keeps the proxies of the orders asked for", async () => {
+    const api = mockApi();
+    const ids = Array.from({ length: 101 }, (_, i) => `ord_${i}`);
+    const queries: string[] = [];
+    api.pool
+      .intercept({ path: (path) => path.startsWith("/v1/proxies") && Boolean(queries.push(path)), method: "GET" })
+      .reply(200, { data: [proxy(1, { order_id: "ord_0" }), proxy(2, { order_id: "ord_100" }), proxy(3, { order_id: "ord_other" })] });
+    const listed = await listProxies(api.client, { orderId: ids.join(",") }, false);
+    expect(listed.proxies.map((p) => p.ip)).toEqual(["198.51.100.1", "198.51.100.2"]);
+    expect([...new Set(queries)]).toEqual(["/v1/proxies?limit=1000"]);
+    api.done();
+  });
+});
