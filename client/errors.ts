@@ -124,7 +124,15 @@ export interface ServerProblem {
 }
 
 /** What to do next, per status: the part of each message a user acts on. */
-function advice(status: number, code: string | undefined): string {
+function advice(status: number, code: string | undefined, location: string | undefined): string {
+  if (status >= 300 && status < 400) {
+    // Not followed: the API key would go with the request to wherever the redirect points.
+    const to = location ? ` to ${location.split(/[?#]/)[0]}` : "";
+    return (
+      `The API answered with a redirect${to}, which this provider does not follow (the API key would go with it). ` +
+      "Set proxy:baseUrl (or PROXY_API_BASE_URL) to the address the API names, such as its https:// one."
+    );
+  }
   switch (status) {
     case 400:
       return "The request was rejected as malformed; check the values named above.";
@@ -180,6 +188,8 @@ export function errorFromResponse(args: {
   problem: ServerProblem;
   requestId?: string;
   retryAfterMs?: number;
+  /** The answer's `Location` header: where a redirect points. */
+  location?: string;
 }): ProxyApiError {
   const { status, method, path, problem } = args;
   const code = problem.code ?? defaultErrorCode(status);
@@ -194,7 +204,7 @@ export function errorFromResponse(args: {
   const parts = [
     `${method} ${path} failed with ${status} ${code}${said ? `: ${said}` : ""}.`,
     fields ? `Fields: ${fields}.` : "",
-    advice(status, problem.code),
+    advice(status, problem.code, args.location),
     requestId ? `(request id ${requestId})` : "",
   ];
   const ErrorType = ERROR_CLASSES[errorKind(status, problem.code)];

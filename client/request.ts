@@ -346,7 +346,8 @@ export class RequestSender {
     if (res.statusCode >= 200 && res.statusCode < 300) {
       return { status: res.statusCode, headers: responseHeaders, body, requestId, retryAfterMs };
     }
-    return errorFromResponse({ status: res.statusCode, method: req.method, path, problem: this.readProblem(body, text), requestId, retryAfterMs });
+    const problem = this.readProblem(body, text);
+    return errorFromResponse({ status: res.statusCode, method: req.method, path, problem, requestId, retryAfterMs, location: responseHeaders.location });
   }
 
   /** The request's headers: the key, JSON, this package's user agent, and the idempotency key of a POST. */

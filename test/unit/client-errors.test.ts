@@ -125,6 +125,20 @@ describe("error responses", () => {
     api.done();
   });
 
+  it.each([301, 307, 308])("a %i redirect is not followed, and the error names where it points and the setting to change", async (status) => {
+    const api = mockApi();
+    api.pool
+      .intercept({ path: "/v1/orders", method: "POST" })
+      .reply(status, "", { headers: { location: "https://api.example.test/v1/orders?session=s3cr3t" } });
+    const error = (await api.client.createOrder({ planId: "p", idempotencyKey: "k" }).catch((e) => e)) as ProxyApiError;
+    expect(error).toBeInstanceOf(ProxyApiError);
+    expect(error.status).toBe(status);
+    expect(error.message).toContain("a redirect to https://api.example.test/v1/orders, which this provider does not follow");
+    expect(error.message).toContain("proxy:baseUrl");
+    expect(error.message).not.toContain("s3cr3t");
+    api.done();
+  });
+
   it("names the field path and request id when a 2xx body does not match the contract", async () => {
     const api = mockApi();
     api.pool
