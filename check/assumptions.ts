@@ -13,6 +13,7 @@ import { type Clock, ProxyApiClient, realClock } from "../client";
 import {
   HINT_FORM_NAMES,
   isPendingState,
+  isReplayed,
   isSpentState,
   isTargetState,
   orderNamedBy,
@@ -420,7 +421,7 @@ class ApiCheck {
       });
       return;
     }
-    const replayed = again.headers["idempotent-replayed"] === "true";
+    const replayed = isReplayed(again.headers);
     this.note({
       assumption: "The same `Idempotency-Key` and body answer the same order again, and buy nothing.",
       holds: sameOrder,

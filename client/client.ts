@@ -2,7 +2,7 @@
  * The Proxy Provisioning API client: one method per endpoint of the contract, each returning validated records.
  */
 import { createHmac } from "node:crypto";
-import { orderNamedBy, type Order, type ProxyPage, type ProxyRecord, type Usage } from "../contract";
+import { isReplayed, orderNamedBy, type Order, type ProxyPage, type ProxyRecord, type Usage } from "../contract";
 import { orderWire, proxyPageWire, readWire, toOrder, toProxyPage, toUsage, usageWire } from "../contract/wire";
 import { UnexpectedResponseError, UnreadableOrderError } from "./errors";
 import type { RequestBudget } from "./budget";
@@ -128,7 +128,7 @@ export class ProxyApiClient {
     const read = readWire(orderWire, res.body);
     if (!read.ok) throw unreadableOrder(res, read.problem);
     const order = toOrder(read.data);
-    const replayed = res.headers["idempotent-replayed"] === "true";
+    const replayed = isReplayed(res.headers);
     return { order, replayed, boughtBeforeThisCall: replayed && !res.afterUncertainAttempt };
   }
 

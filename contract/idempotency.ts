@@ -13,5 +13,13 @@ export function isValidIdempotencyKey(key: string): boolean {
   return /^[\x21-\x7e]+$/.test(key) && key.length <= MAX_IDEMPOTENCY_KEY_LENGTH;
 }
 
+/**
+ * Whether an answer to a purchase says it is a replay (`Idempotent-Replayed: true`; its value in any case, as header
+ * values are written by hand more often than names are).
+ */
+export function isReplayed(headers: Record<string, string | undefined>): boolean {
+  return headers["idempotent-replayed"]?.trim().toLowerCase() === "true";
+}
+
 /** The rule in words, for error messages on both sides. */
 export const IDEMPOTENCY_KEY_RULE = `1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} visible ASCII characters (no spaces)`;

@@ -196,6 +196,13 @@ describe("POST /v1/orders", () => {
     api.done();
   });
 
+  it.each(["True", " TRUE "])("reads Idempotent-Replayed: %j as a replay", async (value) => {
+    const api = mockApi();
+    api.pool.intercept({ path: "/v1/orders", method: "POST" }).reply(200, ORDER, { headers: { "idempotent-replayed": value } });
+    expect((await api.client.createOrder({ planId: "dc-us-5", idempotencyKey: "k" })).replayed).toBe(true);
+    api.done();
+  });
+
   it("sends the plan as plan_id, with the bearer key", async () => {
     const api = mockApi();
     api.pool
