@@ -343,7 +343,10 @@ export class RequestSender {
       );
     }
     const body = parseJson(text);
-    if (res.statusCode >= 200 && res.statusCode < 300) {
+    // A 303 See Other to a POST says it was carried out and where its result is (RFC 9110 15.4.4): a purchase made,
+    // which the caller reads as an answer (its Location names the order), not as a refusal.
+    const seeOther = res.statusCode === 303 && req.method === "POST";
+    if ((res.statusCode >= 200 && res.statusCode < 300) || seeOther) {
       return { status: res.statusCode, headers: responseHeaders, body, requestId, retryAfterMs };
     }
     const problem = this.readProblem(body, text);

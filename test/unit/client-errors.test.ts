@@ -102,10 +102,11 @@ describe("error responses", () => {
     ["a whole URL with a query", "https://api.example.test/v1/orders/ord_loc2?expand=proxies", "ord_loc2"],
     ["an escaped id and a trailing slash", "/v1/orders/ord%3Aloc3/", "ord:loc3"],
     ["no Location, but a numeric id in the body", undefined, "12345"],
-  ])("reads the order an unreadable purchase's answer names (%s): the order was made", async (_name, location, id) => {
+    ["a 303 See Other (the purchase carried out, its order there)", "/v1/orders/ord_loc4", "ord_loc4", 303],
+  ])("reads the order an unreadable purchase's answer names (%s): the order was made", async (_name, location, id, status = 201) => {
     const api = mockApi();
     const body = location === undefined ? JSON.stringify({ id: 12345, status: "pending" }) : "";
-    api.pool.intercept({ path: "/v1/orders", method: "POST" }).reply(201, body, { headers: { ...(location ? { location } : {}), "x-request-id": "req_loc" } });
+    api.pool.intercept({ path: "/v1/orders", method: "POST" }).reply(status, body, { headers: { ...(location ? { location } : {}), "x-request-id": "req_loc" } });
     const error = (await api.client.createOrder({ planId: "p", idempotencyKey: "k" }).catch((e) => e)) as UnreadableOrderError;
     expect(error).toBeInstanceOf(UnreadableOrderError);
     expect(error.orderId).toBe(id);
