@@ -375,6 +375,7 @@ class ApiCheck {
     const made = readWire(orderWire, first.json);
     if (first.status >= 300 || !made.ok) {
       const named = orderNamedBy(first.json, first.headers.location);
+      const unread = made.ok ? "" : made.problem;
       this.note({
         assumption: "`POST /v1/orders` buys the plan: `201` with the order and `Location`.",
         holds: false,
@@ -384,8 +385,8 @@ class ApiCheck {
           first.status >= 300
             ? `Nothing was bought, so purchases, replays and readiness were not checked. Fix what the answer says (a plan id the API knows, a balance) and run the check again.`
             : named
-              ? `A purchase is made but its answer cannot be read (${made.ok ? "" : made.problem}): create fails after buying; the order its answer names (${named}) is recorded in the state as not yet read, and the next \`pulumi up\` carries on with it, so every purchase takes two runs.`
-              : `A purchase is made but its answer cannot be read (${made.ok ? "" : made.problem}) nor names the order: create fails after buying, and nothing records the order; the next \`pulumi up\` finds it again only by replaying the same idempotency key, while the API keeps replays (24 hours in the contract).`,
+              ? `A purchase is made but its answer cannot be read (${unread}): create fails after buying; the order its answer names (${named}) is recorded in the state as not yet read, and the next \`pulumi up\` carries on with it, so every purchase takes two runs.`
+              : `A purchase is made but its answer cannot be read (${unread}) nor names the order: create fails after buying, and nothing records the order; the next \`pulumi up\` finds it again only by replaying the same idempotency key, while the API keeps replays (24 hours in the contract).`,
       });
       return;
     }
@@ -549,7 +550,7 @@ class ApiCheck {
         assumption: "A `429` carries `Retry-After`.",
         holds: bare.length === 0,
         breaking: false,
-        seen: `${refused.length} answers were 429, ${bare.length} without Retry-After`,
+        seen: `${refused.length} answers were 429, ${bare.length} without a Retry-After that could be read`,
         effect: bare.length === 0 ? WORKS : "Works: the provider backs off on its own schedule when no Retry-After is sent.",
       });
     }

@@ -123,16 +123,23 @@ export interface ServerProblem {
   fieldErrors?: Array<{ pointer?: string; detail: string }>;
 }
 
+/**
+ * A redirect, not followed: the API key would go with the request to wherever it points. Where it points at the same
+ * path elsewhere, the base URL to set is what comes before that path; its query is left out (it may hold a token).
+ */
+function redirectAdvice(path: string, location: string | undefined): string {
+  const target = location?.split(/[?#]/)[0];
+  const base = target?.endsWith(path) && /^https?:\/\/[^/]+/.test(target) ? target.slice(0, -path.length) : undefined;
+  return (
+    `The API answered with a redirect${target ? ` to ${target}` : ""}, which this provider does not follow (the API key would go with it). ` +
+    `Set proxy:baseUrl (or PROXY_API_BASE_URL) to ${base ?? "the address the API names, such as its https:// one"}.`
+  );
+}
+
 /** What to do next, per status: the part of each message a user acts on. */
-function advice(status: number, code: string | undefined, location: string | undefined): string {
-  if (status >= 300 && status < 400) {
-    // Not followed: the API key would go with the request to wherever the redirect points.
-    const to = location ? ` to ${location.split(/[?#]/)[0]}` : "";
-    return (
-      `The API answered with a redirect${to}, which this provider does not follow (the API key would go with it). ` +
-      "Set proxy:baseUrl (or PROXY_API_BASE_URL) to the address the API names, such as its https:// one."
-    );
-  }
+function advice(status: number, code: string | undefined, redirect: { path: string; location?: string }): string {
+  if (status >= 300 && status < 400) return redirectAdvice(redirect.path, redirect.location);
+
   switch (status) {
     case 400:
       return "The request was rejected as malformed; check the values named above.";
@@ -204,7 +211,7 @@ export function errorFromResponse(args: {
   const parts = [
     `${method} ${path} failed with ${status} ${code}${said ? `: ${said}` : ""}.`,
     fields ? `Fields: ${fields}.` : "",
-    advice(status, problem.code, args.location),
+    advice(status, problem.code, { path, location: args.location }),
     requestId ? `(request id ${requestId})` : "",
   ];
   const ErrorType = ERROR_CLASSES[errorKind(status, problem.code)];

@@ -603,6 +603,7 @@ describe("a failure once the order exists", () => {
     expect((await p.create(given)).id).toBe(bought?.id);
     expect(sandbox.current.createdOrders).toHaveLength(1);
   });
+
   it("records the order a purchase's Location names when its answer has no body, and the next up (an update) carries on with it", async () => {
     const deviant = await startDeviantApi(sandbox.current, "location-only-purchase");
     try {

@@ -135,7 +135,7 @@ describe("error responses", () => {
     expect(error).toBeInstanceOf(ProxyApiError);
     expect(error.status).toBe(status);
     expect(error.message).toContain("a redirect to https://api.example.test/v1/orders, which this provider does not follow");
-    expect(error.message).toContain("proxy:baseUrl");
+    expect(error.message).toContain("Set proxy:baseUrl (or PROXY_API_BASE_URL) to https://api.example.test.");
     expect(error.message).not.toContain("s3cr3t");
     api.done();
   });
