@@ -34,6 +34,17 @@ export class OtherProtocol extends ProbeFailure {
   }
 }
 
+/**
+ * The proxy refused CONNECT to the target by its rules (`403`, `target_unreachable`). Many allow CONNECT to port 443
+ * alone, as squid's and tinyproxy's shipped configurations do, and still carry requests for `http` URLs: the check then
+ * asks for an `http` target that way (health/probe.ts).
+ */
+export class TunnelForbidden extends ProbeFailure {
+  constructor(message: string) {
+    super("target_unreachable", message);
+  }
+}
+
 /** The failure of a socket error: refused, closed, or the network's own reason by its code. */
 export function socketFailure(error: unknown, during: string): ProbeFailure {
   if (error instanceof ProbeFailure) return error;

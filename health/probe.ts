@@ -1,15 +1,16 @@
 /**
  * The check of one proxy: connect to it, open a tunnel with its credentials to the target, speak TLS when the target is
- * `https`, request the target, and read its status and what it says of the caller. One timeout bounds it all.
+ * `https`, request the target, and read its status and what it says of the caller; an `http` target that the proxy will
+ * not tunnel to is asked of the proxy by its URL instead. One timeout bounds it all.
  */
 import { isIP, type Socket } from "node:net";
 import { connect as connectTls } from "node:tls";
 import { CheckSockets, connectTo } from "./connection";
 import { exitOf, type Exit } from "./exit";
-import { OtherProtocol, ProbeFailure, socketFailure } from "./failure";
+import { OtherProtocol, ProbeFailure, socketFailure, TunnelForbidden } from "./failure";
 import { SocketReader } from "./reader";
 import { openTunnelOrName } from "./sniff";
-import { SOCKS5_GREETING } from "./tunnel";
+import { proxyAuthorization, SOCKS5_GREETING } from "./tunnel";
 import type { HealthResult, ProxyToCheck } from "./types";
 
 /** The longest answer head, and the most of a body read for the caller's address. */
@@ -114,11 +115,14 @@ interface Answer {
 /**
  * The exchange in the record's protocol. A record that names none (the seed's four fields) is tried in HTTP first, and
  * a proxy that shows it speaks SOCKS5 is then checked in SOCKS5, on a new connection: not having a protocol is no fault.
+ * An HTTP proxy that refuses CONNECT to an `http` target by its rules is asked for the target as HTTP clients ask for
+ * one ({@link forwarded}).
  */
 async function exchange(proxy: ProxyToCheck, target: ProbeTarget, sockets: CheckSockets, stage: Stage, started: number): Promise<Answer> {
   try {
     return await exchangeIn(proxy, target, sockets, stage, started);
   } catch (error) {
+    if (error instanceof TunnelForbidden && !target.tls) return forwarded(proxy, target, sockets, stage);
     if (proxy.protocol !== undefined || !(error instanceof OtherProtocol)) throw error;
     stage.during = "connecting again";
     return exchangeIn({ ...proxy, protocol: error.speaks }, target, sockets, stage, started);
@@ -148,18 +152,54 @@ async function exchangeIn(proxy: ProxyToCheck, target: ProbeTarget, sockets: Che
   return request(channel, target, stage, started);
 }
 
-async function request(channel: Socket, target: ProbeTarget, stage: Stage, started: number): Promise<Answer> {
+/**
+ * An `http` target asked for through the proxy with its URL in the request (RFC 9112, section 3.2.2), as curl and
+ * browsers ask a proxy for one, after the proxy refused CONNECT to it by its rules: many allow CONNECT to port 443 alone
+ * (squid's and tinyproxy's shipped configurations), and carry requests for `http` URLs. The proxy answers for the
+ * target it could not reach, so a `5xx` (but `501` and `505`) has two readings, as does a second `403`; the latency is
+ * this request's own.
+ */
+async function forwarded(proxy: ProxyToCheck, target: ProbeTarget, sockets: CheckSockets, stage: Stage): Promise<Answer> {
+  stage.during = "connecting again";
+  const started = performance.now();
+  const socket = await connectTo(proxy, sockets);
+  const answer = await request(socket, target, stage, started, proxy);
+  const { status } = answer;
+  if (status === 407) throw new ProbeFailure("credentials_rejected", "the proxy refused its credentials (407) to a request for the target, after refusing it the tunnel (403)");
+  if (status === 403) {
+    throw new ProbeFailure("target_unreachable", "the proxy refused the tunnel (403) and the request for the target (403): its rules do not allow this target or this source address");
+  }
+  if (status >= 500 && status !== 501 && status !== 505) {
+    throw new ProbeFailure("target_unreachable", `the proxy could not reach the target, or the target failed (${status}, to a request for it after the proxy refused the tunnel)`);
+  }
+  return answer;
+}
+
+/**
+ * Requests the target on `channel`: through the tunnel by its path, or of the proxy itself by its whole URL, with the
+ * proxy's credentials, when `forwardBy` names the proxy.
+ */
+async function request(channel: Socket, target: ProbeTarget, stage: Stage, started: number, forwardBy?: ProxyToCheck): Promise<Answer> {
   const reader = new SocketReader(channel, stage);
   const path = `${target.url.pathname}${target.url.search}`;
-  channel.write(`GET ${path} HTTP/1.1\r\nHost: ${target.url.host}\r\nUser-Agent: pulumi-proxy-health-check\r\nAccept: */*\r\nConnection: close\r\n\r\n`);
-  reader.during = "waiting for the target's answer through the proxy";
+  const lines = [
+    `GET ${forwardBy ? `${target.url.origin}${path}` : path} HTTP/1.1`,
+    `Host: ${target.url.host}`,
+    ...(forwardBy ? proxyAuthorization(forwardBy) : []),
+    "User-Agent: pulumi-proxy-health-check",
+    "Accept: */*",
+    "Connection: close",
+  ];
+  channel.write(`${lines.join("\r\n")}\r\n\r\n`);
+  reader.during = forwardBy ? "waiting for the target's answer from the proxy" : "waiting for the target's answer through the proxy";
   let head: string;
   try {
     head = (await reader.through("\r\n\r\n", MAX_HEAD)).toString("latin1");
   } catch (error) {
     // Some proxies grant the tunnel before they reach the target, and close it when they cannot (pproxy's SOCKS5).
     if (error instanceof ProbeFailure && error.kind === "closed" && reader.pending().length === 0) {
-      throw new ProbeFailure("target_unreachable", "the tunnel closed before the target answered: the proxy could not reach the target, or the target closed the connection");
+      const closed = forwardBy ? "the proxy closed the connection" : "the tunnel closed";
+      throw new ProbeFailure("target_unreachable", `${closed} before the target answered: the proxy could not reach the target, or the target closed the connection`);
     }
     throw error;
   }

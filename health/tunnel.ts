@@ -4,7 +4,7 @@
  * the target's bytes.
  */
 import { isIP } from "node:net";
-import { OtherProtocol, ProbeFailure } from "./failure";
+import { OtherProtocol, ProbeFailure, TunnelForbidden } from "./failure";
 import type { SocketReader } from "./reader";
 import type { ProxyToCheck } from "./types";
 
@@ -59,11 +59,13 @@ async function httpConnect(proxy: ProxyToCheck, target: TunnelTarget, reader: So
 
 /** The CONNECT request's lines: Basic credentials when the proxy has a username. */
 function connectRequest(authority: string, proxy: ProxyToCheck): string[] {
-  const lines = [`CONNECT ${authority} HTTP/1.1`, `Host: ${authority}`];
-  if (proxy.username !== undefined) {
-    lines.push(`Proxy-Authorization: Basic ${Buffer.from(`${proxy.username}:${proxy.password ?? ""}`).toString("base64")}`);
-  }
-  return lines;
+  return [`CONNECT ${authority} HTTP/1.1`, `Host: ${authority}`, ...proxyAuthorization(proxy)];
+}
+
+/** The `Proxy-Authorization` line of a request to the proxy: Basic, when the proxy has a username; none otherwise. */
+export function proxyAuthorization(proxy: Pick<ProxyToCheck, "username" | "password">): string[] {
+  if (proxy.username === undefined) return [];
+  return [`Proxy-Authorization: Basic ${Buffer.from(`${proxy.username}:${proxy.password ?? ""}`).toString("base64")}`];
 }
 
 function notHttp(): ProbeFailure {
@@ -93,7 +95,7 @@ function connectRefused(status: number, head: string): ProbeFailure {
     const other = scheme ? `; it asks for ${scheme} authentication, and this check sends Basic` : "";
     return new ProbeFailure("credentials_rejected", `the proxy refused its credentials (${status})${other}`);
   }
-  if (status === 403) return new ProbeFailure("target_unreachable", "the proxy refused the tunnel (403): its rules do not allow this target or this source address");
+  if (status === 403) return new TunnelForbidden("the proxy refused the tunnel (403): its rules do not allow this target or this source address");
   if (status >= 500 && status !== 501 && status !== 505) return new ProbeFailure("target_unreachable", `the proxy could not reach the target (${status})`);
   if (status === 400 || status === 405 || status === 501) {
     return new ProbeFailure("protocol_error", `the proxy does not offer CONNECT (${status}): check the record's protocol and port`);

@@ -5,7 +5,7 @@
  * dev dependencies (test/fixtures/npm-proxy-server.mjs runs them).
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, listening } from "./ports";
@@ -37,6 +37,8 @@ interface Server {
   protocol: "http" | "socks5";
   username?: string;
   password?: string;
+  /** Admits every client on loopback: its record carries no username or password. */
+  open?: boolean;
   /** Writes its configuration into `dir` and gives the command that runs it in the foreground. */
   command(port: number, dir: string): { file: string; args: string[]; env?: NodeJS.ProcessEnv };
 }
@@ -205,10 +207,53 @@ function openServers(): Server[] {
 }
 
 /**
- * Installs (when missing) and starts every server; each listens on a port of its own on 127.0.0.1. With `open`, the
- * servers that ask no credentials ({@link openServers}); their `username` and `password` are empty.
+ * Servers that allow CONNECT to port 443 alone, and carry requests for `http` URLs to any port: squid with the
+ * configuration its Debian package ships (`http_access deny CONNECT !SSL_ports`; loopback admitted without credentials),
+ * only the port and the files moved into the test's folder; tinyproxy with the two `ConnectPort` lines its shipped
+ * configuration suggests (443 and 563), requiring a username and password.
  */
-export async function startRealProxies(options: { open?: boolean } = {}): Promise<RealProxies> {
+function connect443Servers(): Server[] {
+  return [
+    {
+      name: "squid (shipped configuration)",
+      protocol: "http",
+      open: true,
+      command: (port, dir) => {
+        const shipped = readFileSync("/etc/squid/squid.conf", "utf8");
+        if (!/^http_port 3128$/m.test(shipped) || !/^http_access deny CONNECT !SSL_ports$/m.test(shipped)) {
+          throw new Error("/etc/squid/squid.conf is not the configuration Debian's squid ships (http_port 3128, CONNECT to SSL_ports only)");
+        }
+        const conf = join(dir, `squid-shipped-${port}.conf`);
+        writeFileSync(conf, [
+          shipped.replace(/^http_port 3128$/m, `http_port 127.0.0.1:${port}`).replace(/^coredump_dir .*$/m, `coredump_dir ${dir}`),
+          "cache deny all",
+          "cache_mem 8 MB",
+          "access_log none",
+          `cache_log ${join(dir, `squid-shipped-${port}-cache.log`)}`,
+          `pid_filename ${join(dir, `squid-shipped-${port}.pid`)}`,
+          "shutdown_lifetime 0 seconds",
+        ].join("\n"));
+        return { file: "squid", args: ["-N", "-f", conf] };
+      },
+    },
+    {
+      name: "tinyproxy (ConnectPort 443)",
+      protocol: "http",
+      command: (port, dir) => {
+        const conf = join(dir, `tinyproxy-443-${port}.conf`);
+        writeFileSync(conf, [`Port ${port}`, "Listen 127.0.0.1", "Timeout 60", `BasicAuth ${USER} ${PASSWORD}`, "Allow 127.0.0.1", "ConnectPort 443", "ConnectPort 563", "LogLevel Warning", `PidFile "${join(dir, `tinyproxy-443-${port}.pid`)}"`].join("\n"));
+        return { file: "tinyproxy", args: ["-d", "-c", conf] };
+      },
+    },
+  ];
+}
+
+/**
+ * Installs (when missing) and starts every server; each listens on a port of its own on 127.0.0.1. With `open`, the
+ * servers that ask no credentials ({@link openServers}); their `username` and `password` are empty. With `connect443`,
+ * those that allow CONNECT to port 443 alone ({@link connect443Servers}).
+ */
+export async function startRealProxies(options: { open?: boolean; connect443?: boolean } = {}): Promise<RealProxies> {
   const pythonDir = execFileSync(join(REPO_ROOT, "scripts", "ensure-proxies"), { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
   const dir = mkdtempSync(join(tmpdir(), "pulumi-proxy-real-proxies-"));
   // squid and tinyproxy drop to unprivileged users that read their files here.
@@ -229,13 +274,13 @@ export async function startRealProxies(options: { open?: boolean } = {}): Promis
   };
   try {
     const proxies: RealProxy[] = [];
-    for (const server of options.open ? openServers() : servers(pythonDir)) {
+    for (const server of options.open ? openServers() : options.connect443 ? connect443Servers() : servers(pythonDir)) {
       const port = await freePort();
       const { file, args, env } = server.command(port, dir);
       const child = spawn(file, args, { cwd: dir, env: env ?? process.env, stdio: "ignore", detached: true });
       children.push(child);
       await listening(port, server.name);
-      const credentials = options.open ? { username: "", password: "" } : { username: server.username ?? USER, password: server.password ?? PASSWORD };
+      const credentials = options.open || server.open ? { username: "", password: "" } : { username: server.username ?? USER, password: server.password ?? PASSWORD };
       proxies.push({ name: server.name, protocol: server.protocol, port, ...credentials });
     }
     return { proxies, stop };

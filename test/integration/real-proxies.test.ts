@@ -2,17 +2,20 @@
  * The health check through proxy servers nobody here wrote (test/helpers/real-proxies.ts: tinyproxy, squid, ncat,
  * pproxy, proxy.py and npm's proxy for HTTP CONNECT; microsocks, Dante, pproxy and npm's socksv5 for SOCKS5), each requiring a username and password, in every
  * case a user meets (and an exit in another country than sold, named by the echo target): each judged as RFC 9110, RFC 1928 and RFC 1929 mean it and as these servers answer it, with a
- * message whose advice fits.
+ * message whose advice fits. Then the same servers admitting clients without credentials, and squid and tinyproxy
+ * allowing CONNECT to port 443 alone, as squid ships.
  */
 import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
-import { createServer, type AddressInfo, type Server, type Socket } from "node:net";
+import { once } from "node:events";
+import { connect, createServer, type AddressInfo, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkProxies, type HealthResult, type ProxyToCheck } from "../../health";
 import { freePort } from "../helpers/ports";
-import { startRealProxies, type RealProxies } from "../helpers/real-proxies";
+import { startRealProxies, type RealProxies, type RealProxy } from "../helpers/real-proxies";
 
 let real: RealProxies | undefined;
 let open: RealProxies | undefined;
+let connect443: RealProxies | undefined;
 const servers: Array<Server | HttpServer> = [];
 const held: Socket[] = [];
 const urls = { echo: "", error: "", unreachable: "", silent: "" };
@@ -27,6 +30,7 @@ async function listen(server: Server | HttpServer): Promise<number> {
 beforeAll(async () => {
   real = await startRealProxies();
   open = await startRealProxies({ open: true });
+  connect443 = await startRealProxies({ connect443: true });
   // An echo that names a country, as ipinfo's does.
   const echo = await listen(createHttpServer((req, res) => res.end(JSON.stringify({ ip: req.socket.remoteAddress, country: "US" }))));
   const error = await listen(createHttpServer((_, res) => res.writeHead(500).end("upstream broke")));
@@ -44,6 +48,7 @@ afterAll(async () => {
   await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
   await real?.stop();
   await open?.stop();
+  await connect443?.stop();
 });
 
 /** The cases of one server, each a proxy record, a target, and the failure it must be judged (or "healthy"). */
@@ -112,6 +117,56 @@ describe("the health check through real servers that ask no credentials (proxies
     expect(report.results.map((r) => r.healthy)).toEqual(servers.map(() => true));
   }, 120_000);
 });
+
+describe("the health check through real servers that allow CONNECT to port 443 alone (squid as Debian ships it)", () => {
+  /** Each server's records: of the seed's four fields, or with the credentials it requires and its protocol. */
+  const recordsOf = (p: RealProxy): ProxyToCheck[] => [
+    { ip: "127.0.0.1", port: p.port, id: p.name, country: "US", ...(p.username ? { username: p.username, password: p.password } : {}) },
+    { ip: "127.0.0.1", port: p.port, id: p.name, protocol: "http", ...(p.username ? { username: p.username, password: p.password } : {}) },
+  ];
+
+  it("checks an http target healthy with its URL in the request, as curl asks a proxy for one, once CONNECT to it is refused", async () => {
+    const servers = connect443?.proxies ?? [];
+    expect(servers.map((p) => `${p.name}${p.username ? " (credentials)" : ""}`)).toEqual(["squid (shipped configuration)", "tinyproxy (ConnectPort 443) (credentials)"]);
+    const records = servers.flatMap(recordsOf);
+    // CONNECT itself is refused: the tunnel this check opens first is not what passes.
+    const tunnels = await Promise.all(servers.map((p) => connectStatus(p, urls.echo)));
+    expect(tunnels).toEqual([403, 403]);
+    const report = await checkProxies(records, { target: urls.echo, timeoutMs: 5_000 });
+    expect(report.results.map((r) => `${r.id}: ${r.healthy ? "healthy" : `${r.failure} (${r.message})`}`)).toEqual(records.map((r) => `${r.id}: healthy`));
+    for (const result of report.results) expect(result).toMatchObject({ targetStatus: 200, exitIp: "127.0.0.1" });
+  }, 120_000);
+
+  it("names what fails the same way: wrong credentials, a target out of reach, a target that fails", async () => {
+    const [squid, tinyproxy] = connect443?.proxies ?? [];
+    const at = (p: RealProxy | undefined, more: Partial<ProxyToCheck> = {}): ProxyToCheck => ({ ip: "127.0.0.1", port: p?.port ?? 0, id: p?.name, protocol: "http", ...more });
+    const wrong = await checkProxies([at(tinyproxy, { username: tinyproxy?.username, password: "not-the-password" })], { target: urls.echo, timeoutMs: 5_000 });
+    expect(wrong.results[0]).toMatchObject({ healthy: false, failure: "credentials_rejected" });
+    const unreachable = await checkProxies([at(squid), at(tinyproxy, { username: tinyproxy?.username, password: tinyproxy?.password })], { target: urls.unreachable, timeoutMs: 5_000 });
+    expect(unreachable.results.map((r) => r.failure)).toEqual(["target_unreachable", "target_unreachable"]);
+    for (const result of unreachable.results) expect(result.message).toMatch(/could not reach the target, or the target failed \(5\d\d, to a request for it after the proxy refused the tunnel\)/);
+    const failing = await checkProxies([at(squid)], { target: urls.error, timeoutMs: 5_000 });
+    expect(failing.results[0]).toMatchObject({ healthy: false, failure: "target_unreachable", message: expect.stringMatching(/or the target failed \(500/) });
+    expect(JSON.stringify([wrong, unreachable, failing])).not.toContain("not-the-password");
+  }, 120_000);
+
+  it("still reports a refused tunnel for an https target, which only CONNECT can reach", async () => {
+    const [squid] = connect443?.proxies ?? [];
+    const port = urls.echo.split(":")[2]?.split("/")[0];
+    const report = await checkProxies([{ ip: "127.0.0.1", port: squid?.port ?? 0, protocol: "http" }], { target: `https://127.0.0.1:${port}/ip`, timeoutMs: 5_000 });
+    expect(report.results[0]).toMatchObject({ healthy: false, failure: "target_unreachable", message: expect.stringMatching(/refused the tunnel \(403\)/) });
+  }, 60_000);
+});
+
+/** The status a proxy answers to CONNECT to the target's host and port, without credentials. */
+async function connectStatus(proxy: RealProxy, target: string): Promise<number> {
+  const { host } = new URL(target);
+  const socket = connect(proxy.port, "127.0.0.1");
+  socket.write(`CONNECT ${host} HTTP/1.1\r\nHost: ${host}\r\n${proxy.username ? `Proxy-Authorization: Basic ${Buffer.from(`${proxy.username}:${proxy.password}`).toString("base64")}\r\n` : ""}\r\n`);
+  const [head] = (await once(socket, "data")) as [Buffer];
+  socket.destroy();
+  return Number(/^HTTP\/1\.[01] (\d{3})/.exec(head.toString("latin1"))?.[1]);
+}
 
 describe("a SOCKS5 server that accepts any password, then refuses by its rules (3proxy)", () => {
   it("names both readings, the credentials first", async () => {
