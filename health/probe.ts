@@ -10,7 +10,7 @@ import { exitOf, type Exit } from "./exit";
 import { OtherProtocol, ProbeFailure, socketFailure, TunnelForbidden } from "./failure";
 import { SocketReader } from "./reader";
 import { openTunnelOrName } from "./sniff";
-import { proxyAuthorization, SOCKS5_GREETING } from "./tunnel";
+import { noCredentials, proxyAuthorization, SOCKS5_GREETING } from "./tunnel";
 import type { HealthResult, ProxyToCheck } from "./types";
 
 /** The longest answer head, and the most of a body read for the caller's address. */
@@ -165,7 +165,9 @@ async function forwarded(proxy: ProxyToCheck, target: ProbeTarget, sockets: Chec
   const socket = await connectTo(proxy, sockets);
   const answer = await request(socket, target, stage, started, proxy);
   const { status } = answer;
-  if (status === 407) throw new ProbeFailure("credentials_rejected", "the proxy refused its credentials (407) to a request for the target, after refusing it the tunnel (403)");
+  if (status === 407) {
+    throw new ProbeFailure("credentials_rejected", proxy.username === undefined ? noCredentials("407") : "the proxy refused its credentials (407) to a request for the target, after refusing it the tunnel (403)");
+  }
   if (status === 403) {
     throw new ProbeFailure("target_unreachable", "the proxy refused the tunnel (403) and the request for the target (403): its rules do not allow this target or this source address");
   }

@@ -9,7 +9,7 @@ import type { Socket } from "node:net";
 import { connectTo, type CheckSockets } from "./connection";
 import { OtherProtocol, ProbeFailure } from "./failure";
 import { SocketReader } from "./reader";
-import { authorityOf, openTunnel, protocolOf, SOCKS5_GREETING, type ProxyProtocol, type TunnelTarget } from "./tunnel";
+import { authorityOf, noCredentials, openTunnel, protocolOf, SOCKS5_GREETING, type ProxyProtocol, type TunnelTarget } from "./tunnel";
 import type { ProxyToCheck } from "./types";
 
 /** How long a SOCKS5 greeting goes unanswered before the proxy is asked in HTTP. */
@@ -30,6 +30,9 @@ export async function openTunnelOrName(proxy: ProxyToCheck, target: TunnelTarget
     const other: ProxyProtocol = spoken === "http" ? "socks5" : "http";
     if (await answersIn(other, proxy, target, sockets)) {
       throw new OtherProtocol(other, `the proxy closed the connection at its first request, and answers ${other}: the record's protocol is wrong, or the port is the proxy's ${other} port`);
+    }
+    if (spoken === "socks5" && proxy.username === undefined && (await socksGreetingAnswer(proxy, sockets))?.[1] === 2) {
+      throw new ProbeFailure("credentials_rejected", noCredentials("SOCKS5: it closed the connection at a greeting without them, and picks them when offered"));
     }
     if (spoken === "http" && (await answersIn("http", proxy, target, sockets))) {
       throw new ProbeFailure("target_unreachable", "the proxy closed the connection at CONNECT with its credentials, and answers CONNECT without them: it could not reach the target (some proxies close instead of answering 502)");
@@ -64,17 +67,32 @@ function httpBehindSilentGreeting(proxy: ProxyToCheck, target: TunnelTarget, rea
  * (answered `407` by a proxy that requires them). False when it does not, or cannot be reached again.
  */
 async function answersIn(protocol: ProxyProtocol, proxy: ProxyToCheck, target: TunnelTarget, sockets: CheckSockets): Promise<boolean> {
+  if (protocol === "socks5") return (await socksGreetingAnswer(proxy, sockets))?.[0] === 5;
   try {
     const socket = await connectTo(proxy, sockets);
     const reader = new SocketReader(socket, { during: `asking in ${protocol}` });
-    if (protocol === "socks5") {
-      socket.write(Buffer.from([5, 2, 0, 2]));
-      return (await reader.bytes(1))[0] === 5;
-    }
     const authority = authorityOf(target);
     socket.write(`CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\n\r\n`);
     return (await reader.bytes(5)).toString("latin1") === "HTTP/";
   } catch {
     return false;
+  }
+}
+
+/**
+ * The answer to a SOCKS5 greeting offering no authentication and username/password, on a new connection: a SOCKS5
+ * server's version and the method it picks (2: it requires credentials), or what came of them before a close.
+ * Undefined when nothing came, or the proxy cannot be reached again.
+ */
+async function socksGreetingAnswer(proxy: ProxyToCheck, sockets: CheckSockets): Promise<Buffer | undefined> {
+  let reader: SocketReader | undefined;
+  try {
+    const socket = await connectTo(proxy, sockets);
+    reader = new SocketReader(socket, { during: "asking in socks5" });
+    socket.write(Buffer.from([5, 2, 0, 2]));
+    return await reader.bytes(2);
+  } catch {
+    const got = reader?.pending();
+    return got && got.length > 0 ? got : undefined;
   }
 }

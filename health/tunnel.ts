@@ -54,7 +54,7 @@ async function httpConnect(proxy: ProxyToCheck, target: TunnelTarget, reader: So
   const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1]);
   if (!Number.isFinite(status)) throw notHttp();
   if (status >= 200 && status < 300) return;
-  throw connectRefused(status, head);
+  throw connectRefused(status, head, proxy.username !== undefined);
 }
 
 /** The CONNECT request's lines: Basic credentials when the proxy has a username. */
@@ -80,15 +80,24 @@ function unfinishedConnect(error: unknown, received: Buffer): unknown {
   return new ProbeFailure("closed", "the proxy closed the connection in the middle of its answer to CONNECT");
 }
 
+/**
+ * Why a proxy that asks for credentials failed a record that carries none (`credentials_rejected`, after `what`): the
+ * API left them out of the record, or the proxy is allow-listed by address and this is not an address it allows.
+ */
+export function noCredentials(what: string): string {
+  return `the proxy asks for a username and password (${what}), and its record has none: the API did not return them, or the proxy admits allow-listed addresses without them and this is not one (allow the address Pulumi runs from with the vendor)`;
+}
+
 /** Authentication schemes a proxy may ask for instead of Basic, named by this table, never by the proxy's text. */
 const OTHER_SCHEMES: Readonly<Record<string, string>> = { digest: "Digest", ntlm: "NTLM", negotiate: "Negotiate", bearer: "Bearer" };
 
 /**
  * A CONNECT answered with a status outside 2xx, judged as RFC 9110 means it and as proxies send it: 407, or 401 (which
- * tinyproxy sends), refuses the credentials; 403 refuses the destination; any 5xx but 501 and 505 is the proxy's
- * failure to reach the target (squid and ncat send 502-504, tinyproxy 500).
+ * tinyproxy sends), refuses the credentials, or asks for them where the record has none; 403 refuses the destination;
+ * any 5xx but 501 and 505 is the proxy's failure to reach the target (squid and ncat send 502-504, tinyproxy 500).
  */
-function connectRefused(status: number, head: string): ProbeFailure {
+function connectRefused(status: number, head: string, withCredentials: boolean): ProbeFailure {
+  if ((status === 407 || status === 401) && !withCredentials) return new ProbeFailure("credentials_rejected", noCredentials(String(status)));
   if (status === 407 || status === 401) {
     const challenge = new RegExp(`\r\n${status === 407 ? "proxy" : "www"}-authenticate:\\s*([^\\s\r,]+)`, "i").exec(head)?.[1]?.toLowerCase();
     const scheme = OTHER_SCHEMES[challenge ?? ""];
@@ -133,12 +142,7 @@ async function socks5Connect(proxy: ProxyToCheck, target: TunnelTarget, reader: 
   write(Buffer.from([5, 1, withCredentials ? 2 : 0]));
   reader.during = SOCKS5_GREETING;
   const method = await socksGreetingAnswer(reader);
-  if (method === 0xff) {
-    throw new ProbeFailure(
-      withCredentials ? "credentials_rejected" : "protocol_error",
-      withCredentials ? "the proxy accepts no username and password" : "the proxy requires credentials and none were given",
-    );
-  }
+  if (method === 0xff) throw new ProbeFailure("credentials_rejected", withCredentials ? "the proxy accepts no username and password" : noCredentials("SOCKS5"));
   if (method === 2) await socks5Authenticate(proxy, reader, write);
   else if (method !== 0) throw new ProbeFailure("protocol_error", `the proxy chose a SOCKS5 method it was not offered (${method})`);
   write(Buffer.concat([Buffer.from([5, 1, 0]), socksAddress(target.host), Buffer.from([target.port >> 8, target.port & 0xff])]));

@@ -57,6 +57,7 @@ function casesOf(p: RealProxies["proxies"][number]) {
   return [
     { name: "good credentials", record, target: urls.echo, expected: "healthy", message: undefined },
     { name: "wrong credentials", record: { ...record, password: "not-the-password" }, target: urls.echo, expected: "credentials_rejected", message: /refused its credentials|closed the connection on its credentials/ },
+    { name: "a record without its credentials", record: { ...record, username: undefined, password: undefined }, target: urls.echo, expected: "credentials_rejected", message: /asks for a username and password \((407|401|SOCKS5)[^)]*\), and its record has none/ },
     { name: "a target it cannot reach", record, target: urls.unreachable, expected: "target_unreachable", message: /could not reach the target/ },
     { name: "a target that answers an error", record, target: urls.error, expected: "target_status", message: /the target answered 500/ },
     { name: "a target that never answers", record, target: urls.silent, expected: "timeout", message: /waiting for the target's answer/ },
