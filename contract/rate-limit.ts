@@ -104,14 +104,23 @@ function tightest(quotas: Quota[]): Quota | undefined {
 }
 
 /**
- * Parses an HTTP `Retry-After` value: delta seconds (`"120"`) or an HTTP date. Returns the delay in milliseconds
- * (never negative), or undefined when the value is absent or unreadable.
+ * Parses an HTTP `Retry-After` value: delta seconds (`"120"`), or an HTTP date. Fractional seconds (`"0.532"`, which
+ * rate-limiter-flexible's documented middleware sends) are read too, rounded up to the millisecond. Returns the delay
+ * in milliseconds (never negative), or undefined when the value is absent or unreadable.
  */
 export function parseRetryAfter(value: string | undefined | null, now: number): number | undefined {
   if (value === undefined || value === null) return undefined;
   const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  // Date.parse also accepts loose formats such as "2"; only a value with letters can be an HTTP date.
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.ceil(Number(text) * 1000);
+  return millisecondsUntil(text, now);
+}
+
+/**
+ * Milliseconds until a moment written as a date (never negative): an HTTP date, ISO 8601, or what JavaScript's
+ * `String(date)` writes. Only a value with letters can be one (Date.parse also accepts loose formats such as "2");
+ * undefined for any other.
+ */
+function millisecondsUntil(text: string, now: number): number | undefined {
   if (!/[a-z]/i.test(text)) return undefined;
   const at = Date.parse(text);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
@@ -137,7 +146,10 @@ function isUnixTime(reset: number): boolean {
   return reset >= UNIX_TIME_FLOOR_SECONDS;
 }
 
-/** The three-counter forms: `<prefix>limit`, `-remaining` and `-reset` (delta seconds or a Unix time, {@link resetMsOf}). */
+/**
+ * The three-counter forms: `<prefix>limit`, `-remaining` and `-reset`: delta seconds or a Unix time ({@link resetMsOf}),
+ * or a date, as middleware written from rate-limiter-flexible's documentation sends it (`String(new Date(...))`).
+ */
 function counters(headers: Record<string, string | undefined>, prefix: string, now: number): Quota | undefined {
   // Early drafts allow a policy after the number (`10, 10;w=1`): the first number is the value.
   const number = (name: string) => {
@@ -147,8 +159,9 @@ function counters(headers: Record<string, string | undefined>, prefix: string, n
   const limit = number("limit");
   const remaining = number("remaining");
   const reset = number("reset");
-  if (limit === undefined || remaining === undefined || reset === undefined || limit < 1) return undefined;
-  return { limit, remaining: Math.min(remaining, limit), resetMs: resetMsOf(reset, now), resetIsMoment: isUnixTime(reset) };
+  const resetMs = reset !== undefined ? resetMsOf(reset, now) : millisecondsUntil((headers[prefix + "reset"] ?? "").trim(), now);
+  if (limit === undefined || remaining === undefined || resetMs === undefined || limit < 1) return undefined;
+  return { limit, remaining: Math.min(remaining, limit), resetMs, resetIsMoment: reset === undefined || isUnixTime(reset) };
 }
 
 /**

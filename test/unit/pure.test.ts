@@ -12,7 +12,7 @@ describe("parseRetryAfter", () => {
     ["Sat, 21 Nov 2026 10:00:30 GMT", 30_000],
     ["Sat, 21 Nov 2026 09:00:00 GMT", 0],
     ["soon", undefined],
-    ["1.5", undefined],
+    ["1.5", 1500],
     ["-3", undefined],
     [undefined, undefined],
   ])("%s -> %s", (value, expected) => {

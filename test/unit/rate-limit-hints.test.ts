@@ -120,11 +120,25 @@ describe("rate-limit hints, read in every form the contract names", () => {
     expect(hints.quota).toEqual({ limit: 100, remaining: 5, resetMs: 10_000, resetIsMoment: true });
   });
 
-  it("reads Retry-After as delta seconds or an HTTP date, and nothing else", () => {
+  it("reads Retry-After as delta seconds (whole, or in fractions as rate-limiter-flexible's middleware sends them) or an HTTP date, and nothing else", () => {
     expect(readRateLimitHints({ "retry-after": "7" }, NOW).retryAfterMs).toBe(7000);
+    expect(parseRetryAfter("2.5", NOW)).toBe(2500);
+    expect(parseRetryAfter("0.5321", NOW)).toBe(533);
     expect(parseRetryAfter(new Date(NOW + 5000).toUTCString(), NOW)).toBe(5000);
     expect(parseRetryAfter(new Date(NOW - 5000).toUTCString(), NOW)).toBe(0);
-    for (const value of ["", "2.5", "-1", "soon-ish", undefined, null]) expect(parseRetryAfter(value, NOW)).toBeUndefined();
+    for (const value of ["", ".5", "2.", "-1", "soon-ish", undefined, null]) expect(parseRetryAfter(value, NOW)).toBeUndefined();
+  });
+
+  it("reads an X-RateLimit-Reset written as a date, as rate-limiter-flexible's documented middleware writes it", () => {
+    // Its README sets `"X-RateLimit-Reset": new Date(Date.now() + msBeforeNext)`, which Express writes with String().
+    const at = new Date(NOW + 30_000);
+    for (const written of [String(at), at.toISOString(), at.toUTCString()]) {
+      const hints = readRateLimitHints({ "x-ratelimit-limit": "10", "x-ratelimit-remaining": "4", "x-ratelimit-reset": written, "retry-after": "29.5" }, NOW);
+      expect(hints.forms, written).toEqual(["x-ratelimit"]);
+      expect(hints.quota, written).toEqual({ limit: 10, remaining: 4, resetMs: 30_000, resetIsMoment: true });
+      expect(hints.retryAfterMs).toBe(29_500);
+    }
+    expect(readRateLimitHints({ "x-ratelimit-limit": "10", "x-ratelimit-remaining": "4", "x-ratelimit-reset": "soon" }, NOW).quota).toBeUndefined();
   });
 
   it("writes each form so that it reads back as the quota stated", () => {
