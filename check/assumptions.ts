@@ -13,6 +13,7 @@ import { type Clock, ProxyApiClient, realClock } from "../client";
 import {
   HINT_FORM_NAMES,
   isPendingState,
+  readState,
   isReplayed,
   isSpentState,
   isTargetState,
@@ -447,13 +448,14 @@ class ApiCheck {
       if (last.status === 200 && order.ok) {
         states.add(order.data.status);
         if (order.data.estimated_ready_at) estimate = true;
-        if (!isPendingState(order.data.status)) break;
+        if (!isPendingState(readState(order.data.status))) break;
       }
       if (this.clock.now() >= deadline) break;
       const hint = readRateLimitHints(last.headers, this.clock.now()).retryAfterMs;
       await this.clock.sleep(hint !== undefined && hint > 0 ? Math.min(hint, 10_000) : 2000);
     }
-    const unknown = [...states].filter((s) => !KNOWN_STATES.includes(s));
+    const unknown = [...states].filter((s) => !KNOWN_STATES.includes(readState(s)));
+    const recased = [...states].filter((s) => readState(s) !== s);
     this.note({
       assumption: `Orders move through the contract's states: ${KNOWN_STATES.join(", ")}.`,
       holds: unknown.length === 0,
@@ -461,7 +463,9 @@ class ApiCheck {
       seen: `order ${id} went through ${[...states].join(" -> ")}`,
       effect:
         unknown.length === 0
-          ? WORKS
+          ? recased.length === 0
+            ? WORKS
+            : `Works: ${recased.map((s) => `"${s}"`).join(", ")} read as the contract's ${recased.map(readState).join(", ")}.`
           : `create fails fast, with: Order ${id} is in the state "${unknown[0]}", which this provider does not know (expected one of ${KNOWN_STATES.join(", ")}). The API may have changed; please report it.`,
     });
     this.note({
@@ -472,7 +476,7 @@ class ApiCheck {
       effect: estimate ? WORKS : "Works: the provider polls on its own schedule instead (a few more reads per order).",
     });
     const final = last ? readWire(orderWire, last.json) : undefined;
-    const status = final?.ok ? final.data.status : undefined;
+    const status = final?.ok ? readState(final.data.status) : undefined;
     if (status === undefined || !isTargetState(status)) {
       this.note({
         assumption: "A bought order becomes `active`, with its `proxies`.",

@@ -1,6 +1,7 @@
 /**
  * The contract's enumerations: order states by what a client does with them, and proxy types.
- * Unknown values are expected from a real API: a proxy type is kept as sent, an order state fails fast.
+ * Unknown values are expected from a real API: a proxy type is kept as sent, an order state fails fast (a named state
+ * in other case is that state).
  */
 
 /** Accepted and still being provisioned: keep waiting. */
@@ -18,6 +19,17 @@ export const isPendingState = (status: string): boolean => includes(PENDING_ORDE
 export const isTargetState = (status: string): boolean => includes(TARGET_ORDER_STATES, status);
 /** Whether the order ended without usable proxies (failed, cancelled, expired). */
 export const isSpentState = (status: string): boolean => includes(SPENT_ORDER_STATES, status);
+
+const NAMED_STATES: readonly string[] = [...PENDING_ORDER_STATES, ...TARGET_ORDER_STATES, ...SPENT_ORDER_STATES];
+
+/**
+ * A state as the client reads it: the contract's spelling of a state it names, where the API's differs in case or
+ * surrounding space only (`ACTIVE`, as APIs that send their enumerations' names write it); any other as sent.
+ */
+export function readState(status: string): string {
+  const named = status.trim().toLowerCase();
+  return NAMED_STATES.includes(named) ? named : status;
+}
 
 /** The proxy types the contract names; a server may send others, which are kept as they are. */
 export const PROXY_TYPES = ["datacenter", "isp", "residential", "mobile"] as const;

@@ -8,6 +8,7 @@
  */
 import { z } from "zod";
 import type { Same } from "./shapes";
+import { readState } from "./states";
 import type { Order, ProxyPage, ProxyRecord, StatusReason, Usage } from "./types";
 
 /**
@@ -209,7 +210,8 @@ export function toProxyPage(wire: z.infer<typeof proxyPageWire>): ProxyPage {
 
 /** Converts a validated order to the client's record. */
 export function toOrder(wire: z.infer<typeof orderWire>): Order {
-  return camelize(wire);
+  const order: Order = camelize(wire);
+  return { ...order, status: readState(order.status) };
 }
 
 /** Converts a validated usage record to the client's record. */

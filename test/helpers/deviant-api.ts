@@ -16,6 +16,8 @@ export type Deviation =
   | "camel-case"
   /** Other state names: `processing` for provisioning, `ready` for active. */
   | "other-state-names"
+  /** The contract's states in upper case (`PENDING`, `ACTIVE`), as APIs that send their enumerations' names write them. */
+  | "upper-case-states"
   /** Errors as plain text, without a problem document. */
   | "plain-text-errors"
   /** A new order answers 200 instead of 201, without Location. */
@@ -160,6 +162,9 @@ function transform(deviation: Deviation, path: string, body: unknown): unknown {
   const record = body as Record<string, unknown>;
   if (deviation === "other-state-names" && path.startsWith("/v1/orders") && typeof record.status === "string") {
     return { ...record, status: STATE_NAMES[record.status] ?? record.status };
+  }
+  if (deviation === "upper-case-states" && path.startsWith("/v1/orders") && typeof record.status === "string") {
+    return { ...record, status: record.status.toUpperCase() };
   }
   if (deviation === "list-without-pages" && path === "/v1/proxies") return { data: record.data };
   if (deviation === "unreadable-purchase" && path === "/v1/orders") return { ...record, status_reason: 42 };

@@ -131,6 +131,17 @@ describe("check-api", () => {
     expect(sandbox.current.createdOrders.length).toBeLessThanOrEqual(1);
   });
 
+  it("a server that writes the contract's states in upper case: holds, and says they are read as the contract's", async () => {
+    deviant = await startDeviantApi(sandbox.current, "upper-case-states");
+    const findings = await check(deviant.url, "dc-us-5");
+    const finding = about(findings, "contract's states");
+    expect(finding, JSON.stringify(findings, null, 1)).toMatchObject({ holds: true, breaking: true });
+    expect(finding?.seen).toMatch(/PENDING -> .*ACTIVE/);
+    expect(finding?.effect).toMatch(/^Works: "PENDING", .*"ACTIVE" read as the contract's pending, .*active\.$/);
+    expect(about(findings, "becomes `active`")).toMatchObject({ holds: true });
+    expect(anyBreaking(findings)).toBe(false);
+  });
+
   it("the command: --json prints { assumption, holds, breaking, seen, effect }, exit 0, and never the key", async () => {
     const out: string[] = [];
     const io = { out: (t: string) => void out.push(t), err: (t: string) => void out.push(t), env: { PROXY_API_KEY: sandbox.current.apiKey }, stackConfig: () => ({ missing: "not set" }) };

@@ -604,6 +604,22 @@ describe("a failure once the order exists", () => {
     expect(sandbox.current.createdOrders).toHaveLength(1);
   });
 
+  it("buys and waits through an API that writes the contract's states in upper case, recording them as the contract's", async () => {
+    const deviant = await startDeviantApi(sandbox.current, "upper-case-states");
+    try {
+      const { p } = provider({}, () => ({ ...sandbox.current, url: deviant.url }) as Sandbox);
+      const given = inputs();
+      const created = await p.create(given);
+      expect(created.outs).toMatchObject({ status: "active" });
+      expect(sandbox.current.createdOrders).toHaveLength(1);
+      const read = await p.read(created.id, created.outs as OrderOutputs);
+      expect(read.props).toMatchObject({ status: "active" });
+      expect((await p.diff(created.id, read.props as OrderOutputs, given)).changes).toBe(false);
+    } finally {
+      await deviant.stop();
+    }
+  });
+
   it("records the order a purchase's Location names when its answer has no body, and the next up (an update) carries on with it", async () => {
     const deviant = await startDeviantApi(sandbox.current, "location-only-purchase");
     try {

@@ -250,6 +250,17 @@ describe("GET /v1/orders/{id}", () => {
     expect((await api.client.getOrder("ord_1")).order.status).toBe("paused");
     api.done();
   });
+
+  it("reads a state the contract names, sent in another case, as that state (APIs that send enumerations' names)", async () => {
+    const api = mockApi();
+    for (const [sent, read] of [["ACTIVE", "active"], [" Provisioning", "provisioning"], ["Cancelled", "cancelled"], ["PAUSED", "PAUSED"]]) {
+      api.pool.intercept({ path: "/v1/orders/ord_1", method: "GET" }).reply(200, { ...ORDER, status: sent });
+      expect((await api.client.getOrder("ord_1")).order.status, sent).toBe(read);
+    }
+    api.pool.intercept({ path: "/v1/orders", method: "POST" }).reply(201, { ...ORDER, status: "PENDING" });
+    expect((await api.client.createOrder({ planId: "dc-us-5", idempotencyKey: "k" })).order.status).toBe("pending");
+    api.done();
+  });
 });
 
 describe("rate limits", () => {
