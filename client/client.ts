@@ -2,7 +2,7 @@
  * The Proxy Provisioning API client: one method per endpoint of the contract, each returning validated records.
  */
 import { createHmac } from "node:crypto";
-import { isReplayed, orderNamedBy, type Order, type ProxyPage, type ProxyRecord, type Usage } from "../contract";
+import { isReplayed, nextPageLink, orderNamedBy, type Order, type ProxyPage, type ProxyRecord, type Usage } from "../contract";
 import { orderWire, proxyPageWire, readWire, toOrder, toProxyPage, toUsage, usageWire } from "../contract/wire";
 import { UnexpectedResponseError, UnreadableOrderError } from "./errors";
 import type { RequestBudget } from "./budget";
@@ -71,7 +71,10 @@ export class ProxyApiClient {
     return this.sender.clock;
   }
 
-  /** Iterates over the pages of `GET /v1/proxies`, following `next_cursor` only. */
+  /**
+ * Iterates over the pages of `GET /v1/proxies`, following `next_cursor`, or the `cursor` of the next page a `Link`
+ * header names where the body says nothing of more pages.
+ */
   async *listProxyPages(filters: ProxyFilters = {}, options: CallOptions = {}): AsyncGenerator<ProxyPage> {
     const seen = new Set<string>();
     let cursor: string | undefined;
@@ -92,7 +95,7 @@ export class ProxyApiClient {
       if (wire.has_more === true && !wire.next_cursor) {
         throw unexpected(res, "GET", "/v1/proxies", "has_more is true but next_cursor is missing");
       }
-      const page = toProxyPage(wire);
+      const page = { ...toProxyPage(wire), ...linkedPage(wire, res) };
       if (page.nextCursor !== undefined && seen.has(page.nextCursor)) {
         throw unexpected(res, "GET", "/v1/proxies", `next_cursor "${page.nextCursor}" repeats an earlier page`);
       }
@@ -173,6 +176,19 @@ function unreadableOrder(res: ApiResponse, problem: string): UnexpectedResponseE
   const message = `${plain.message} Its answer names order ${id}: the order was made.`;
   const details = { status: res.status, code: "unexpected_response", requestId: res.requestId, method: "POST", path: "/v1/orders" };
   return new UnreadableOrderError(message, details, id);
+}
+
+/**
+ * The next page of a list whose body says nothing of more (the seed's shape) but whose `Link` header names one: its
+ * cursor; a list paged some other way fails, rather than being read as whole when it is not.
+ */
+function linkedPage(wire: { has_more?: boolean }, res: ApiResponse): Pick<ProxyPage, "nextCursor"> {
+  const next = wire.has_more === undefined ? nextPageLink(res.headers["link"]) : undefined;
+  if (next === undefined) return {};
+  if (next.cursor === undefined) {
+    throw unexpected(res, "GET", "/v1/proxies", 'its Link header names a next page (rel="next") without a cursor parameter, a way of paging this provider does not follow; the list would be read in part');
+  }
+  return { nextCursor: next.cursor };
 }
 
 function unexpected(res: ApiResponse, method: string, path: string, problem: string): UnexpectedResponseError {

@@ -70,6 +70,27 @@ describe("GET /v1/proxies", () => {
     api.done();
   });
 
+  it("follows the cursor of the next page a Link header names, where the body says nothing of more pages", async () => {
+    const api = mockApi();
+    const link = (cursor: string) => ({ headers: { link: `<https://api.example.com/v1/proxies?limit=2&cursor=${cursor}>; rel="next", </v1/proxies?limit=2>; rel=first` } });
+    api.pool.intercept({ path: "/v1/proxies?limit=2", method: "GET" }).reply(200, { data: [proxy(1), proxy(2)] }, link("c2"));
+    api.pool.intercept({ path: "/v1/proxies?limit=2&cursor=c2", method: "GET" }).reply(200, { data: [proxy(3)] }, { headers: { link: '</v1/proxies?limit=2>; rel="first prev"' } });
+    expect((await api.client.listProxies({ pageSize: 2 })).map((p) => p.ip)).toEqual([1, 2, 3].map((n) => `198.51.100.${n}`));
+    // The body's word wins over the header's: has_more false ends the list.
+    api.pool.intercept({ path: "/v1/proxies", method: "GET" }).reply(200, { data: [proxy(1)], has_more: false, next_cursor: null }, link("c9"));
+    expect(await api.client.listProxies()).toHaveLength(1);
+    api.done();
+  });
+
+  it("refuses a next page a Link header names by page number instead of reading the list in part", async () => {
+    const api = mockApi();
+    api.pool.intercept({ path: "/v1/proxies", method: "GET" }).reply(200, { data: [proxy(1)] }, { headers: { link: '<https://api.example.com/v1/proxies?page=2>; rel="next"' } });
+    const error = await api.client.listProxies().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnexpectedResponseError);
+    expect((error as Error).message).toMatch(/Link header names a next page .*without a cursor parameter/);
+    api.done();
+  });
+
   it("refuses a cursor that repeats (a loop)", async () => {
     const api = mockApi();
     api.pool.intercept({ path: "/v1/proxies", method: "GET" }).reply(200, { data: [proxy(1)], has_more: true, next_cursor: "c" });
