@@ -13,6 +13,7 @@ import { type Clock, ProxyApiClient, realClock } from "../client";
 import {
   HINT_FORM_NAMES,
   isPendingState,
+  nextPageLink,
   readState,
   isReplayed,
   isSpentState,
@@ -295,6 +296,20 @@ class ApiCheck {
 
   private async pages(first: Seen, page: { data: unknown[]; has_more?: boolean; next_cursor?: string | null }): Promise<void> {
     const assumption = "The list comes in pages: `limit` is honoured, and `next_cursor` fetches the next page while `has_more` is true.";
+    const linked = page.has_more === undefined ? nextPageLink(first.headers["link"]) : undefined;
+    if (linked) {
+      this.note({
+        assumption,
+        holds: false,
+        breaking: false,
+        seen: `limit=1 answered ${page.data.length} proxies without \`has_more\`, and a Link header naming the next page${linked.cursor === undefined ? " without a cursor" : ""}`,
+        effect:
+          linked.cursor === undefined
+            ? "getProxies and getProxyHealth fail with an error naming the Link header (the list would be read in part); refresh reads each order by id instead of the list."
+            : "Works: the cursor of the next page the Link header names is followed.",
+      });
+      return;
+    }
     if (page.has_more === true && page.next_cursor) {
       const next = await this.call({ method: "GET", path: `/proxies?limit=1&cursor=${encodeURIComponent(page.next_cursor)}` });
       const ok = readWire(proxyPageWire, next.json).ok && next.status === 200;

@@ -24,6 +24,8 @@ export type Deviation =
   | "created-as-200"
   /** The list in one answer: `data` alone, every proxy, `limit` and `cursor` ignored. */
   | "list-without-pages"
+  /** The list in pages named by a `Link` header (`rel="next"`, its `cursor`), the body `data` alone. */
+  | "link-pages"
   /** Usage in gigabytes, as fractions. */
   | "usage-in-gigabytes"
   /** Rate-limit hints in a form no reader knows: `X-RateLimit-Budget: 100/60s` in the place of the contract's. */
@@ -130,6 +132,15 @@ export async function startDeviantApi(sandbox: Sandbox, deviation: Deviation): P
         res.writeHead(status, out);
         res.end();
         return;
+      }
+      if (deviation === "link-pages" && url.pathname === "/v1/proxies" && status === 200) {
+        const page = body as { data: unknown[]; has_more?: boolean; next_cursor?: string | null };
+        if (page.has_more && page.next_cursor) {
+          const next = new URL(`${url.pathname}${url.search}`, "http://deviant");
+          next.searchParams.set("cursor", page.next_cursor);
+          out.link = `<${next.pathname}${next.search}>; rel="next"`;
+        }
+        body = { data: page.data };
       }
       if (deviation === "unknown-hint-form") {
         for (const name of Object.keys(out)) if (name.startsWith("ratelimit")) delete out[name];

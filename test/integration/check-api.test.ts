@@ -13,6 +13,7 @@ import { startLimiterFront, type LimiterMode } from "../../scripts/lib/limiter-f
 import { REPO_ROOT } from "../helpers/pulumi";
 import { sandboxClock, useSandbox } from "../helpers/sandbox";
 import { startSandbox, type SandboxOptions } from "../../sandbox";
+import { ProxyApiClient } from "../../client";
 
 const sandbox = useSandbox({ rateLimit: { requestsPerSecond: 1000, burst: 1000 } });
 let deviant: DeviantApi | undefined;
@@ -129,6 +130,19 @@ describe("check-api", () => {
     expect(finding?.effect).toMatch(effect);
     expect(anyBreaking(findings)).toBe(breaking);
     expect(sandbox.current.createdOrders.length).toBeLessThanOrEqual(1);
+  });
+
+  it("a server that pages the list by Link header: says the header's cursor is followed, and getProxies reads every page", async () => {
+    deviant = await startDeviantApi(sandbox.current, "link-pages");
+    const findings = await check(deviant.url, "dc-us-5");
+    const finding = about(findings, "in pages");
+    expect(finding, JSON.stringify(findings, null, 1)).toMatchObject({ holds: false, breaking: false });
+    expect(finding?.seen).toMatch(/a Link header naming the next page$/);
+    expect(finding?.effect).toMatch(/^Works: the cursor of the next page the Link header names is followed/);
+    const client = new ProxyApiClient({ baseUrl: deviant.url, apiKey: sandbox.current.apiKey });
+    const everything = await new ProxyApiClient({ baseUrl: sandbox.current.url, apiKey: sandbox.current.apiKey }).listProxies();
+    expect((await client.listProxies({ pageSize: 2 })).map((p) => p.ip).sort()).toEqual(everything.map((p) => p.ip).sort());
+    expect(everything.length).toBeGreaterThan(2);
   });
 
   it("a server that writes the contract's states in upper case: holds, and says they are read as the contract's", async () => {
