@@ -221,24 +221,28 @@ export function toUsage(wire: z.infer<typeof usageWire>): Usage {
 
 /**
  * Validates a body against a wire schema: its data, or what is wrong with it (by field path, values never echoed).
- * A `null` where the schema has an optional field that is not nullable is read as the field left out: many APIs write
- * an unset field so (Go writes a nil slice or pointer as `null`), and it says the same. A required field that is
- * `null` is still an error.
+ * Two forms that say the same as the contract's are read as it (at any depth):
+ * - a `null` where the schema has an optional field that is not nullable is the field left out: many APIs write an
+ *   unset field so (Go writes a nil slice or pointer as `null`). A required field that is `null` is still an error;
+ * - an identifier (`id`, `*_id`) sent as an integer, as APIs keyed by database sequences send it, is its decimal
+ *   string: identifiers are opaque to the client.
  */
 export function readWire<S extends z.ZodType>(schema: S, body: unknown): { ok: true; data: z.infer<S> } | { ok: false; problem: string } {
-  const result = schema.safeParse(nullsAbsent(schema, body));
+  const result = schema.safeParse(asContract(schema, body));
   return result.success ? { ok: true, data: result.data } : { ok: false, problem: describeIssues(result.error) };
 }
 
-/** `value` without the `null`s that stand for an optional field left out (readWire), at any depth of `schema`. */
-function nullsAbsent(schema: z.ZodType, value: unknown): unknown {
-  if (schema instanceof z.ZodOptional || schema instanceof z.ZodNullable) return nullsAbsent(schema.unwrap() as z.ZodType, value);
-  if (schema instanceof z.ZodArray && Array.isArray(value)) return value.map((item) => nullsAbsent(schema.element as z.ZodType, item));
+/** `value` with the forms readWire reads as the contract's rewritten so, at any depth of `schema`. */
+function asContract(schema: z.ZodType, value: unknown): unknown {
+  if (schema instanceof z.ZodOptional || schema instanceof z.ZodNullable) return asContract(schema.unwrap() as z.ZodType, value);
+  if (schema instanceof z.ZodArray && Array.isArray(value)) return value.map((item) => asContract(schema.element as z.ZodType, item));
   if (!(schema instanceof z.ZodObject) || value === null || typeof value !== "object" || Array.isArray(value)) return value;
   const read: Record<string, unknown> = { ...(value as Record<string, unknown>) };
   for (const [name, field] of Object.entries(schema.shape as Record<string, z.ZodType>)) {
-    if (read[name] === null && field instanceof z.ZodOptional && !field.safeParse(null).success) delete read[name];
-    else if (read[name] !== undefined && read[name] !== null) read[name] = nullsAbsent(field, read[name]);
+    const given = read[name];
+    if (given === null && field instanceof z.ZodOptional && !field.safeParse(null).success) delete read[name];
+    else if (typeof given === "number" && Number.isSafeInteger(given) && /(^|_)id$/.test(name) && !field.safeParse(given).success) read[name] = String(given);
+    else if (given !== undefined && given !== null) read[name] = asContract(field, given);
   }
   return read;
 }

@@ -16,6 +16,8 @@ export type Deviation =
   | "camel-case"
   /** Other state names: `processing` for provisioning, `ready` for active. */
   | "other-state-names"
+  /** Order ids as integers (`"id": 1001`, and in proxies' `order_id`), as APIs keyed by database sequences send them. */
+  | "integer-ids"
   /** The contract's states in upper case (`PENDING`, `ACTIVE`), as APIs that send their enumerations' names write them. */
   | "upper-case-states"
   /** Errors as plain text, without a problem document. */
@@ -69,6 +71,7 @@ const STATE_NAMES: Record<string, string> = { provisioning: "processing", active
 export async function startDeviantApi(sandbox: Sandbox, deviation: Deviation): Promise<DeviantApi> {
   let count = 0;
   let unavailable = 0;
+  const integers = integerIds();
   const server: Server = createServer((req, res) => {
     void (async () => {
       if (deviation === "every-fault" && req.url?.startsWith("/v1/")) {
@@ -93,6 +96,7 @@ export async function startDeviantApi(sandbox: Sandbox, deviation: Deviation): P
         if (typeof value === "string" && !["host", "connection", "content-length"].includes(name)) headers[name] = value;
       }
       if (deviation === "ignores-idempotency-key") delete headers["idempotency-key"];
+      if (deviation === "integer-ids") integers.inward(url);
       if (deviation === "x-api-key-auth" || deviation === "x-api-key-quiet") {
         const key = headers["x-api-key"];
         delete headers["x-api-key"];
@@ -128,6 +132,10 @@ export async function startDeviantApi(sandbox: Sandbox, deviation: Deviation): P
         delete out.location;
       }
       if (deviation === "camel-case") body = camelize(body);
+      if (deviation === "integer-ids" && status < 300) {
+        body = integers.outward(body);
+        if (out.location) out.location = out.location.replace(/[^/]+$/, (id) => String(integers.numberOf(id)));
+      }
       if (deviation === "location-only-purchase" && status === 201) {
         res.writeHead(status, out);
         res.end();
@@ -165,6 +173,39 @@ export async function startDeviantApi(sandbox: Sandbox, deviation: Deviation): P
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/**
+ * The integer a deviant server names each sandbox order by, and back: requests name orders by the integer, answers
+ * carry it in the order's `id` and the proxies' `order_id`.
+ */
+function integerIds() {
+  const numbers = new Map<string, number>();
+  const names = new Map<string, string>();
+  const numberOf = (id: string): number => {
+    if (!numbers.has(id)) {
+      numbers.set(id, 1001 + numbers.size);
+      names.set(String(numbers.get(id)), id);
+    }
+    return numbers.get(id) as number;
+  };
+  const withNumbers = (record: Record<string, unknown>, key: string) =>
+    typeof record[key] === "string" ? { ...record, [key]: numberOf(record[key] as string) } : record;
+  return {
+    numberOf,
+    inward(url: URL): void {
+      url.pathname = url.pathname.replace(/^\/v1\/orders\/(\d+)$/, (path, n: string) => (names.has(n) ? `/v1/orders/${names.get(n)}` : path));
+      const filter = url.searchParams.get("order_id");
+      if (filter) url.searchParams.set("order_id", filter.split(",").map((n) => names.get(n) ?? n).join(","));
+    },
+    outward(body: unknown): unknown {
+      const record = body as Record<string, unknown>;
+      const proxies = (list: unknown) => (Array.isArray(list) ? list.map((p) => withNumbers(p as Record<string, unknown>, "order_id")) : list);
+      if (Array.isArray(record.data)) return { ...record, data: proxies(record.data) };
+      if (typeof record.id === "string" && typeof record.status === "string") return { ...withNumbers(record, "id"), proxies: proxies(record.proxies) };
+      return body;
+    },
   };
 }
 

@@ -604,6 +604,24 @@ describe("a failure once the order exists", () => {
     expect(sandbox.current.createdOrders).toHaveLength(1);
   });
 
+  it("buys, waits and reads back through an API whose order ids are integers, recording them as strings", async () => {
+    const deviant = await startDeviantApi(sandbox.current, "integer-ids");
+    try {
+      const { p } = provider({}, () => ({ ...sandbox.current, url: deviant.url }) as Sandbox);
+      const given = inputs();
+      const created = await p.create(given);
+      expect(created.id).toBe("1001");
+      expect(created.outs).toMatchObject({ orderId: "1001", status: "active" });
+      expect((created.outs as OrderOutputs).proxies.length).toBeGreaterThan(0);
+      const read = await p.read(created.id, created.outs as OrderOutputs);
+      expect(read.props).toMatchObject({ orderId: "1001", status: "active" });
+      expect((await p.diff(created.id, read.props as OrderOutputs, given)).changes).toBe(false);
+      expect(sandbox.current.createdOrders).toHaveLength(1);
+    } finally {
+      await deviant.stop();
+    }
+  });
+
   it("buys and waits through an API that writes the contract's states in upper case, recording them as the contract's", async () => {
     const deviant = await startDeviantApi(sandbox.current, "upper-case-states");
     try {

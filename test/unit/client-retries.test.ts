@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ConnectionError, InvalidRequestError, RateLimitError, ServerError } from "../../client/errors";
 import type { CallTracer } from "../../client/trace";
 import { callLog } from "../../tracing/call-log";
-import { API_KEY, mockApi, ORDER, problem, PROBLEM_HEADERS } from "../helpers/mock-api";
+import { API_KEY, mockApi, ORDER, PROXY, problem, PROBLEM_HEADERS } from "../helpers/mock-api";
 
 const USAGE = {
   period: { start: "2026-11-01T00:00:00Z", end: "2026-12-01T00:00:00Z" },
@@ -248,6 +248,18 @@ describe("GET /v1/orders/{id}", () => {
     const api = mockApi();
     api.pool.intercept({ path: "/v1/orders/ord_1", method: "GET" }).reply(200, { ...ORDER, status: "paused" });
     expect((await api.client.getOrder("ord_1")).order.status).toBe("paused");
+    api.done();
+  });
+
+  it("reads identifiers sent as integers (APIs keyed by database sequences) as their decimal strings, and nothing else so", async () => {
+    const api = mockApi();
+    api.pool.intercept({ path: "/v1/orders/1001", method: "GET" }).reply(200, { ...ORDER, id: 1001, status: "active", proxies: [{ ...PROXY, id: 7, order_id: 1001 }] });
+    const { order } = await api.client.getOrder("1001");
+    expect(order).toMatchObject({ id: "1001", proxies: [{ id: "7", orderId: "1001" }] });
+    api.pool.intercept({ path: "/v1/orders/1001", method: "GET" }).reply(200, { ...ORDER, id: 1001.5, status: "active" });
+    await expect(api.client.getOrder("1001")).rejects.toThrow(/id: .*expected string/);
+    api.pool.intercept({ path: "/v1/orders/1001", method: "GET" }).reply(200, { ...ORDER, id: 1001, status: "active", proxies: [{ ...PROXY, port: "8080" }] });
+    await expect(api.client.getOrder("1001")).rejects.toThrow(/proxies\.0\.port: .*expected number/);
     api.done();
   });
 
