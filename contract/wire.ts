@@ -225,7 +225,9 @@ export function toUsage(wire: z.infer<typeof usageWire>): Usage {
  * - a `null` where the schema has an optional field that is not nullable is the field left out: many APIs write an
  *   unset field so (Go writes a nil slice or pointer as `null`). A required field that is `null` is still an error;
  * - an identifier (`id`, `*_id`) sent as an integer, as APIs keyed by database sequences send it, is its decimal
- *   string: identifiers are opaque to the client.
+ *   string: identifiers are opaque to the client;
+ * - a time (`*_at`) sent as a number, as APIs that write Unix times send it (Stripe's), is that Unix time in seconds,
+ *   or in milliseconds from 10^12 on, written in RFC 3339.
  */
 export function readWire<S extends z.ZodType>(schema: S, body: unknown): { ok: true; data: z.infer<S> } | { ok: false; problem: string } {
   const result = schema.safeParse(asContract(schema, body));
@@ -241,10 +243,20 @@ function asContract(schema: z.ZodType, value: unknown): unknown {
   for (const [name, field] of Object.entries(schema.shape as Record<string, z.ZodType>)) {
     const given = read[name];
     if (given === null && field instanceof z.ZodOptional && !field.safeParse(null).success) delete read[name];
-    else if (typeof given === "number" && Number.isSafeInteger(given) && /(^|_)id$/.test(name) && !field.safeParse(given).success) read[name] = String(given);
+    else if (typeof given === "number" && !field.safeParse(given).success && contractForm(name, given) !== undefined) read[name] = contractForm(name, given);
     else if (given !== undefined && given !== null) read[name] = asContract(field, given);
   }
   return read;
+}
+
+/** 10^12: a Unix time at least this large is in milliseconds (2001 in them; 33658 in seconds). */
+const UNIX_MS_FROM = 1_000_000_000_000;
+
+/** The contract's form of a number sent for an identifier or a time (readWire), or undefined for any other field. */
+function contractForm(name: string, value: number): string | undefined {
+  if (/(^|_)id$/.test(name) && Number.isSafeInteger(value)) return String(value);
+  if (/_at$/.test(name) && Number.isFinite(value) && value > 0) return new Date(value < UNIX_MS_FROM ? value * 1000 : value).toISOString();
+  return undefined;
 }
 
 /** Describes schema problems by field path, without echoing the values (they may hold credentials). */

@@ -263,6 +263,29 @@ describe("GET /v1/orders/{id}", () => {
     api.done();
   });
 
+  it("reads times sent as Unix times (seconds, or milliseconds) as RFC 3339, as APIs that write Unix times send them", async () => {
+    const api = mockApi();
+    const at = Date.parse("2027-01-15T10:00:00Z");
+    api.pool.intercept({ path: "/v1/orders/ord_1", method: "GET" }).reply(200, {
+      ...ORDER,
+      status: "active",
+      created_at: at / 1000 - 60,
+      ready_at: at,
+      expires_at: at / 1000 + 86_400,
+      proxies: [{ ...PROXY, expires_at: at / 1000 + 86_400 }],
+    });
+    const { order } = await api.client.getOrder("ord_1");
+    expect(order).toMatchObject({
+      createdAt: "2027-01-15T09:59:00.000Z",
+      readyAt: "2027-01-15T10:00:00.000Z",
+      expiresAt: "2027-01-16T10:00:00.000Z",
+      proxies: [{ expiresAt: "2027-01-16T10:00:00.000Z" }],
+    });
+    api.pool.intercept({ path: "/v1/orders/ord_1", method: "GET" }).reply(200, { ...ORDER, status: "active", created_at: -5 });
+    await expect(api.client.getOrder("ord_1")).rejects.toThrow(/created_at: .*expected string/);
+    api.done();
+  });
+
   it("reads a state the contract names, sent in another case, as that state (APIs that send enumerations' names)", async () => {
     const api = mockApi();
     for (const [sent, read] of [["ACTIVE", "active"], [" Provisioning", "provisioning"], ["Cancelled", "cancelled"], ["PAUSED", "PAUSED"]]) {
