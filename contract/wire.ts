@@ -227,7 +227,8 @@ export function toUsage(wire: z.infer<typeof usageWire>): Usage {
  * - an identifier (`id`, `*_id`) sent as an integer, as APIs keyed by database sequences send it, is its decimal
  *   string: identifiers are opaque to the client;
  * - a time (`*_at`) sent as a number, as APIs that write Unix times send it (Stripe's), is that Unix time in seconds,
- *   or in milliseconds from 10^12 on, written in RFC 3339.
+ *   or in milliseconds from 10^12 on, written in RFC 3339;
+ * - an integer sent as a string of digits (`"8080"`), as protobuf's JSON writes 64-bit integers, is that integer.
  */
 export function readWire<S extends z.ZodType>(schema: S, body: unknown): { ok: true; data: z.infer<S> } | { ok: false; problem: string } {
   const result = schema.safeParse(asContract(schema, body));
@@ -244,6 +245,7 @@ function asContract(schema: z.ZodType, value: unknown): unknown {
     const given = read[name];
     if (given === null && field instanceof z.ZodOptional && !field.safeParse(null).success) delete read[name];
     else if (typeof given === "number" && !field.safeParse(given).success && contractForm(name, given) !== undefined) read[name] = contractForm(name, given);
+    else if (typeof given === "string" && /^\d{1,15}$/.test(given) && !field.safeParse(given).success && field.safeParse(Number(given)).success) read[name] = Number(given);
     else if (given !== undefined && given !== null) read[name] = asContract(field, given);
   }
   return read;

@@ -251,7 +251,7 @@ describe("GET /v1/orders/{id}", () => {
     api.done();
   });
 
-  it("reads identifiers sent as integers (APIs keyed by database sequences) as their decimal strings, and nothing else so", async () => {
+  it("reads identifiers sent as integers (APIs keyed by database sequences) as their decimal strings, and integers sent as digits as integers", async () => {
     const api = mockApi();
     api.pool.intercept({ path: "/v1/orders/1001", method: "GET" }).reply(200, { ...ORDER, id: 1001, status: "active", proxies: [{ ...PROXY, id: 7, order_id: 1001 }] });
     const { order } = await api.client.getOrder("1001");
@@ -259,7 +259,20 @@ describe("GET /v1/orders/{id}", () => {
     api.pool.intercept({ path: "/v1/orders/1001", method: "GET" }).reply(200, { ...ORDER, id: 1001.5, status: "active" });
     await expect(api.client.getOrder("1001")).rejects.toThrow(/id: .*expected string/);
     api.pool.intercept({ path: "/v1/orders/1001", method: "GET" }).reply(200, { ...ORDER, id: 1001, status: "active", proxies: [{ ...PROXY, port: "8080" }] });
+    expect((await api.client.getOrder("1001")).order.proxies?.[0]?.port).toBe(8080);
+    api.pool.intercept({ path: "/v1/orders/1001", method: "GET" }).reply(200, { ...ORDER, id: 1001, status: "active", proxies: [{ ...PROXY, port: "80a" }] });
     await expect(api.client.getOrder("1001")).rejects.toThrow(/proxies\.0\.port: .*expected number/);
+    api.done();
+  });
+
+  it("reads usage whose 64-bit counts come as strings of digits (protobuf's JSON) as integers", async () => {
+    const api = mockApi();
+    api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(200, {
+      ...USAGE,
+      bandwidth: { used_bytes: "9007199254740", limit_bytes: null },
+      requests: { used: "12", limit: "1000" },
+    });
+    expect(await api.client.getUsage()).toMatchObject({ bandwidth: { usedBytes: 9007199254740, limitBytes: null }, requests: { used: 12, limit: 1000 } });
     api.done();
   });
 
