@@ -229,10 +229,22 @@ export function toUsage(wire: z.infer<typeof usageWire>): Usage {
  * - a time (`*_at`) sent as a number, as APIs that write Unix times send it (Stripe's), is that Unix time in seconds,
  *   or in milliseconds from 10^12 on, written in RFC 3339;
  * - an integer sent as a string of digits (`"8080"`), as protobuf's JSON writes 64-bit integers, is that integer.
+ * A record that is not the body itself but its `data` (`{ "data": { ...order } }`, the envelope of the seed's list
+ * around one record) is read from there.
  */
 export function readWire<S extends z.ZodType>(schema: S, body: unknown): { ok: true; data: z.infer<S> } | { ok: false; problem: string } {
   const result = schema.safeParse(asContract(schema, body));
-  return result.success ? { ok: true, data: result.data } : { ok: false, problem: describeIssues(result.error) };
+  if (result.success) return { ok: true, data: result.data };
+  const enveloped = envelopeData(body);
+  const inner = enveloped === undefined ? undefined : schema.safeParse(asContract(schema, enveloped));
+  return inner?.success ? { ok: true, data: inner.data } : { ok: false, problem: describeIssues(result.error) };
+}
+
+/** The record inside a `{ "data": {...} }` envelope, when the body is one. */
+function envelopeData(body: unknown): unknown {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return undefined;
+  const data = (body as { data?: unknown }).data;
+  return data !== null && typeof data === "object" && !Array.isArray(data) ? data : undefined;
 }
 
 /** `value` with the forms readWire reads as the contract's rewritten so, at any depth of `schema`. */

@@ -16,6 +16,8 @@ export type Deviation =
   | "camel-case"
   /** Other state names: `processing` for provisioning, `ready` for active. */
   | "other-state-names"
+  /** Each order and the usage inside a `{ "data": ... }` envelope, as the list's. */
+  | "data-envelope"
   /** Order ids as integers (`"id": 1001`, and in proxies' `order_id`), as APIs keyed by database sequences send them. */
   | "integer-ids"
   /** The contract's states in upper case (`PENDING`, `ACTIVE`), as APIs that send their enumerations' names write them. */
@@ -218,6 +220,7 @@ function transform(deviation: Deviation, path: string, body: unknown): unknown {
   if (deviation === "upper-case-states" && path.startsWith("/v1/orders") && typeof record.status === "string") {
     return { ...record, status: record.status.toUpperCase() };
   }
+  if (deviation === "data-envelope" && path !== "/v1/proxies") return { data: record };
   if (deviation === "list-without-pages" && path === "/v1/proxies") return { data: record.data };
   if (deviation === "unreadable-purchase" && path === "/v1/orders") return { ...record, status_reason: 42 };
   if (deviation === "usage-in-gigabytes" && path === "/v1/usage") {

@@ -604,17 +604,20 @@ describe("a failure once the order exists", () => {
     expect(sandbox.current.createdOrders).toHaveLength(1);
   });
 
-  it("buys, waits and reads back through an API whose order ids are integers, recording them as strings", async () => {
-    const deviant = await startDeviantApi(sandbox.current, "integer-ids");
+  it.each([
+    ["whose order ids are integers, recording them as strings", "integer-ids", "1001"],
+    ["that wraps each order in a data envelope", "data-envelope", undefined],
+  ] as const)("buys, waits and reads back through an API %s", async (_name, deviation, id) => {
+    const deviant = await startDeviantApi(sandbox.current, deviation);
     try {
       const { p } = provider({}, () => ({ ...sandbox.current, url: deviant.url }) as Sandbox);
       const given = inputs();
       const created = await p.create(given);
-      expect(created.id).toBe("1001");
-      expect(created.outs).toMatchObject({ orderId: "1001", status: "active" });
+      expect(created.id).toBe(id ?? sandbox.current.createdOrders[0]?.id);
+      expect(created.outs).toMatchObject({ orderId: created.id, status: "active" });
       expect((created.outs as OrderOutputs).proxies.length).toBeGreaterThan(0);
       const read = await p.read(created.id, created.outs as OrderOutputs);
-      expect(read.props).toMatchObject({ orderId: "1001", status: "active" });
+      expect(read.props).toMatchObject({ orderId: created.id, status: "active" });
       expect((await p.diff(created.id, read.props as OrderOutputs, given)).changes).toBe(false);
       expect(sandbox.current.createdOrders).toHaveLength(1);
     } finally {

@@ -114,6 +114,15 @@ describe("error responses", () => {
     api.done();
   });
 
+  it("reads the order an unreadable purchase's answer names inside a data envelope: the order was made", async () => {
+    const api = mockApi();
+    api.pool.intercept({ path: "/v1/orders", method: "POST" }).reply(201, { data: { id: "ord_env1", status: "pending" } });
+    const error = (await api.client.createOrder({ planId: "p", idempotencyKey: "k" }).catch((e) => e)) as UnreadableOrderError;
+    expect(error).toBeInstanceOf(UnreadableOrderError);
+    expect(error.orderId).toBe("ord_env1");
+    api.done();
+  });
+
   it.each([
     ["no Location", {}],
     ["a Location that names no order", { location: "/v1/orders" }],

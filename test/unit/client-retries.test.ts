@@ -265,6 +265,19 @@ describe("GET /v1/orders/{id}", () => {
     api.done();
   });
 
+  it("reads an order or usage inside a data envelope ({ data: { ... } }, the list's envelope around one record)", async () => {
+    const api = mockApi();
+    api.pool.intercept({ path: "/v1/orders", method: "POST" }).reply(201, { data: { ...ORDER, status: "pending" } });
+    expect((await api.client.createOrder({ planId: "dc-us-5", idempotencyKey: "k" })).order).toMatchObject({ id: ORDER.id, status: "pending" });
+    api.pool.intercept({ path: "/v1/orders/ord_1", method: "GET" }).reply(200, { data: { ...ORDER, status: "active" }, meta: { request: 1 } });
+    expect((await api.client.getOrder("ord_1")).order.status).toBe("active");
+    api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(200, { data: USAGE });
+    expect(await api.client.getUsage()).toMatchObject({ bandwidth: { usedBytes: USAGE.bandwidth.used_bytes } });
+    api.pool.intercept({ path: "/v1/orders/ord_1", method: "GET" }).reply(200, { data: { status: "active" } });
+    await expect(api.client.getOrder("ord_1")).rejects.toThrow(/id: /);
+    api.done();
+  });
+
   it("reads usage whose 64-bit counts come as strings of digits (protobuf's JSON) as integers", async () => {
     const api = mockApi();
     api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(200, {
