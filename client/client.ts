@@ -72,9 +72,9 @@ export class ProxyApiClient {
   }
 
   /**
- * Iterates over the pages of `GET /v1/proxies`, following `next_cursor`, or the `cursor` of the next page a `Link`
- * header names where the body says nothing of more pages.
- */
+   * Iterates over the pages of `GET /v1/proxies`, following `next_cursor`, or the `cursor` of the next page a `Link`
+   * header names where the body says nothing of more pages.
+   */
   async *listProxyPages(filters: ProxyFilters = {}, options: CallOptions = {}): AsyncGenerator<ProxyPage> {
     const seen = new Set<string>();
     let cursor: string | undefined;

@@ -221,7 +221,7 @@ export function toUsage(wire: z.infer<typeof usageWire>): Usage {
 
 /**
  * Validates a body against a wire schema: its data, or what is wrong with it (by field path, values never echoed).
- * Two forms that say the same as the contract's are read as it (at any depth):
+ * Forms that say the same as the contract's are read as it (at any depth):
  * - a `null` where the schema has an optional field that is not nullable is the field left out: many APIs write an
  *   unset field so (Go writes a nil slice or pointer as `null`). A required field that is `null` is still an error;
  * - an identifier (`id`, `*_id`) sent as an integer, as APIs keyed by database sequences send it, is its decimal
@@ -263,7 +263,7 @@ function asContract(schema: z.ZodType, value: unknown): unknown {
   return read;
 }
 
-/** 10^12: a Unix time at least this large is in milliseconds (2001 in them; 33658 in seconds). */
+/** A Unix time this large or larger is in milliseconds: 10^12 ms is 2001, 10^12 s the year 33658. */
 const UNIX_MS_FROM = 1_000_000_000_000;
 
 /** The contract's form of a number sent for an identifier or a time (readWire), or undefined for any other field. */
