@@ -4,13 +4,14 @@
  */
 
 /**
- * The order a purchase's answer names: a non-empty `id` in its body, or in its `data` envelope (a whole number too, as
- * an API with numeric ids would send it, in its decimal form), else the id its `Location` ends in (`/v1/orders/{id}`, as a path or a whole
+ * The order a purchase's answer names: a non-empty `id` (or `order_id`) in its body, or in its `data` envelope (a whole
+ * number too, as an API with numeric ids would send it, in its decimal form), else the id its `Location` ends in (`/v1/orders/{id}`, as a path or a whole
  * URL); undefined when neither names one.
  */
 export function orderNamedBy(body: unknown, location: string | undefined): string | undefined {
   const record = (value: unknown) => (value !== null && typeof value === "object" ? (value as Record<string, unknown>) : undefined);
-  const id = record(body)?.id ?? record(record(body)?.data)?.id;
+  const named = (value: Record<string, unknown> | undefined) => value?.id ?? value?.order_id;
+  const id = named(record(body)) ?? named(record(record(body)?.data));
   if (typeof id === "string" && id !== "") return id;
   if (typeof id === "number" && Number.isSafeInteger(id)) return String(id);
   const segment = location && /\/orders\/([^/?#]+)\/?(?:[?#].*)?$/.exec(location.trim())?.[1];

@@ -114,12 +114,15 @@ describe("error responses", () => {
     api.done();
   });
 
-  it("reads the order an unreadable purchase's answer names inside a data envelope: the order was made", async () => {
+  it("reads the order an unreadable purchase's answer names inside a data envelope, or as order_id: the order was made", async () => {
     const api = mockApi();
     api.pool.intercept({ path: "/v1/orders", method: "POST" }).reply(201, { data: { id: "ord_env1", status: "pending" } });
     const error = (await api.client.createOrder({ planId: "p", idempotencyKey: "k" }).catch((e) => e)) as UnreadableOrderError;
     expect(error).toBeInstanceOf(UnreadableOrderError);
     expect(error.orderId).toBe("ord_env1");
+    // An answer that names it `order_id` (an operation's answer, not the order) names it too.
+    api.pool.intercept({ path: "/v1/orders", method: "POST" }).reply(202, { order_id: "ord_op1", state: "accepted" });
+    expect(((await api.client.createOrder({ planId: "p", idempotencyKey: "k2" }).catch((e) => e)) as UnreadableOrderError).orderId).toBe("ord_op1");
     api.done();
   });
 
