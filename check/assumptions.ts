@@ -85,6 +85,8 @@ export function nothingChecked(findings: readonly Finding[]): boolean {
 class ApiCheck {
   private readonly findings: Finding[] = [];
   private readonly answers: Seen[] = [];
+  /** The forms other than the contract's that records came in (readWire), as read. */
+  private readonly rewritten: string[] = [];
   private readonly client: ProxyApiClient;
   private readonly clock: Clock;
 
@@ -103,8 +105,21 @@ class ApiCheck {
       if (this.options.buy !== undefined) await this.purchase(this.options.buy);
       await this.list();
       this.acrossAnswers();
+      this.contractForms();
     }
     return this.findings;
+  }
+
+  /** The forms other than the contract's that the records read were in, each read as the contract's (contract/wire.ts). */
+  private contractForms(): void {
+    const forms = [...new Set(this.rewritten)];
+    this.note({
+      assumption: "Records come in the contract's forms: ids and times as strings, integers as numbers, each record the answer's body itself.",
+      holds: forms.length === 0,
+      breaking: false,
+      seen: forms.length === 0 ? "every record read was in the contract's forms" : `records with ${forms.slice(0, 8).join(", ")}${forms.length > 8 ? ", ..." : ""}`,
+      effect: forms.length === 0 ? WORKS : "Works: the provider reads each as the contract's form (an integer id as its decimal string, a Unix time as RFC 3339, digits as the integer, the record out of its envelope).",
+    });
   }
 
   private note(finding: Finding): void {
@@ -248,7 +263,7 @@ class ApiCheck {
 
   private async usage(): Promise<void> {
     const seen = await this.call({ method: "GET", path: "/usage" });
-    const parsed = readWire(usageWire, seen.json);
+    const parsed = readWire(usageWire, seen.json, this.rewritten);
     const said = parsed.ok ? undefined : await this.clientSays(() => this.client.getUsage());
     this.note({
       assumption: "`GET /v1/usage` answers the contract's shape: `period`, `as_of`, `bandwidth.used_bytes`/`limit_bytes` and `requests.used`/`limit`, bytes as integers.",
@@ -263,7 +278,7 @@ class ApiCheck {
 
   private async list(): Promise<void> {
     const seen = await this.call({ method: "GET", path: "/proxies?limit=1" });
-    const parsed = readWire(proxyPageWire, seen.json);
+    const parsed = readWire(proxyPageWire, seen.json, this.rewritten);
     if (!parsed.ok) {
       const said = await this.clientSays(() => this.client.listProxies());
       this.note({
@@ -312,7 +327,7 @@ class ApiCheck {
     }
     if (page.has_more === true && page.next_cursor) {
       const next = await this.call({ method: "GET", path: `/proxies?limit=1&cursor=${encodeURIComponent(page.next_cursor)}` });
-      const ok = readWire(proxyPageWire, next.json).ok && next.status === 200;
+      const ok = readWire(proxyPageWire, next.json, this.rewritten).ok && next.status === 200;
       this.note({
         assumption,
         holds: ok && page.data.length <= 1,
@@ -358,7 +373,7 @@ class ApiCheck {
     });
     const type = proxies[0]?.type ?? PROXY_TYPES[0];
     const filtered = await this.call({ method: "GET", path: `/proxies?limit=100&type=${encodeURIComponent(type)}` });
-    const page = readWire(proxyPageWire, filtered.json);
+    const page = readWire(proxyPageWire, filtered.json, this.rewritten);
     const others = page.ok ? page.data.data.filter((p) => p.type !== type).length : 0;
     this.note({
       assumption: "The list's filters (`type`, `country`, `order_id`) are applied by the server.",
@@ -388,7 +403,7 @@ class ApiCheck {
     const key = `pulumi-proxy-check-${randomBytes(8).toString("hex")}`;
     const body = JSON.stringify({ plan_id: planId });
     const first = await this.call({ method: "POST", path: "/orders", headers: { "idempotency-key": key }, body });
-    const made = readWire(orderWire, first.json);
+    const made = readWire(orderWire, first.json, this.rewritten);
     if (first.status >= 300 || !made.ok) {
       const named = orderNamedBy(first.json, first.headers.location);
       const unread = made.ok ? "" : made.problem;
@@ -425,7 +440,7 @@ class ApiCheck {
       await this.clock.sleep(1000);
       again = await this.call({ method: "POST", path: "/orders", headers: { "idempotency-key": key }, body });
     }
-    const order = readWire(orderWire, again.json);
+    const order = readWire(orderWire, again.json, this.rewritten);
     const sameOrder = order.ok && order.data.id === id;
     if (order.ok && !sameOrder) {
       this.note({
@@ -459,7 +474,7 @@ class ApiCheck {
     let last: Seen | undefined;
     for (;;) {
       last = await this.call({ method: "GET", path: `/orders/${encodeURIComponent(id)}` });
-      const order = readWire(orderWire, last.json);
+      const order = readWire(orderWire, last.json, this.rewritten);
       if (last.status === 200 && order.ok) {
         states.add(order.data.status);
         if (order.data.estimated_ready_at) estimate = true;
@@ -490,7 +505,7 @@ class ApiCheck {
       seen: estimate ? "estimated_ready_at was sent" : "no estimated_ready_at was sent",
       effect: estimate ? WORKS : "Works: the provider polls on its own schedule instead (a few more reads per order).",
     });
-    const final = last ? readWire(orderWire, last.json) : undefined;
+    const final = last ? readWire(orderWire, last.json, this.rewritten) : undefined;
     const status = final?.ok ? readState(final.data.status) : undefined;
     if (status === undefined || !isTargetState(status)) {
       this.note({
@@ -517,7 +532,7 @@ class ApiCheck {
     let seen: Seen | undefined;
     for (let tries = 0; tries < 5; tries++) {
       seen = await this.call({ method: "GET", path: `/proxies?limit=1000&order_id=${encodeURIComponent(id)}` });
-      const page = readWire(proxyPageWire, seen.json);
+      const page = readWire(proxyPageWire, seen.json, this.rewritten);
       if (page.ok && page.data.data.length > 0) {
         const tagged = page.data.data.every((p) => p.order_id === id);
         this.note({

@@ -230,14 +230,25 @@ export function toUsage(wire: z.infer<typeof usageWire>): Usage {
  *   or in milliseconds from 10^12 on, written in RFC 3339;
  * - an integer sent as a string of digits (`"8080"`), as protobuf's JSON writes 64-bit integers, is that integer.
  * A record that is not the body itself but its `data` (`{ "data": { ...order } }`, the envelope of the seed's list
- * around one record) is read from there.
+ * around one record) is read from there. `rewritten`, when given, is told each such form a read record was in.
  */
-export function readWire<S extends z.ZodType>(schema: S, body: unknown): { ok: true; data: z.infer<S> } | { ok: false; problem: string } {
-  const result = schema.safeParse(asContract(schema, body));
-  if (result.success) return { ok: true, data: result.data };
+export function readWire<S extends z.ZodType>(
+  schema: S,
+  body: unknown,
+  rewritten?: string[],
+): { ok: true; data: z.infer<S> } | { ok: false; problem: string } {
+  const found: string[] = [];
+  const result = schema.safeParse(asContract(schema, body, "", found));
+  if (result.success) {
+    rewritten?.push(...found);
+    return { ok: true, data: result.data };
+  }
   const enveloped = envelopeData(body);
-  const inner = enveloped === undefined ? undefined : schema.safeParse(asContract(schema, enveloped));
-  return inner?.success ? { ok: true, data: inner.data } : { ok: false, problem: describeIssues(result.error) };
+  const inEnvelope: string[] = ["the record inside a `data` envelope"];
+  const inner = enveloped === undefined ? undefined : schema.safeParse(asContract(schema, enveloped, "", inEnvelope));
+  if (!inner?.success) return { ok: false, problem: describeIssues(result.error) };
+  rewritten?.push(...inEnvelope);
+  return { ok: true, data: inner.data };
 }
 
 /** The record inside a `{ "data": {...} }` envelope, when the body is one. */
@@ -247,18 +258,27 @@ function envelopeData(body: unknown): unknown {
   return data !== null && typeof data === "object" && !Array.isArray(data) ? data : undefined;
 }
 
-/** `value` with the forms readWire reads as the contract's rewritten so, at any depth of `schema`. */
-function asContract(schema: z.ZodType, value: unknown): unknown {
-  if (schema instanceof z.ZodOptional || schema instanceof z.ZodNullable) return asContract(schema.unwrap() as z.ZodType, value);
-  if (schema instanceof z.ZodArray && Array.isArray(value)) return value.map((item) => asContract(schema.element as z.ZodType, item));
+/**
+ * `value` with the forms readWire reads as the contract's rewritten so, at any depth of `schema`; each rewrite other
+ * than a `null` left out is named in `found` (`port as a string of digits`), by its field's path.
+ */
+function asContract(schema: z.ZodType, value: unknown, path: string, found: string[]): unknown {
+  if (schema instanceof z.ZodOptional || schema instanceof z.ZodNullable) return asContract(schema.unwrap() as z.ZodType, value, path, found);
+  if (schema instanceof z.ZodArray && Array.isArray(value)) return value.map((item) => asContract(schema.element as z.ZodType, item, `${path}[]`, found));
   if (!(schema instanceof z.ZodObject) || value === null || typeof value !== "object" || Array.isArray(value)) return value;
   const read: Record<string, unknown> = { ...(value as Record<string, unknown>) };
   for (const [name, field] of Object.entries(schema.shape as Record<string, z.ZodType>)) {
     const given = read[name];
+    const at = path ? `${path}.${name}` : name;
+    const asNumber = typeof given === "number" && !field.safeParse(given).success ? contractForm(name, given) : undefined;
     if (given === null && field instanceof z.ZodOptional && !field.safeParse(null).success) delete read[name];
-    else if (typeof given === "number" && !field.safeParse(given).success && contractForm(name, given) !== undefined) read[name] = contractForm(name, given);
-    else if (typeof given === "string" && /^\d{1,15}$/.test(given) && !field.safeParse(given).success && field.safeParse(Number(given)).success) read[name] = Number(given);
-    else if (given !== undefined && given !== null) read[name] = asContract(field, given);
+    else if (asNumber !== undefined) {
+      read[name] = asNumber;
+      found.push(`\`${at}\` as a number`);
+    } else if (typeof given === "string" && /^\d{1,15}$/.test(given) && !field.safeParse(given).success && field.safeParse(Number(given)).success) {
+      read[name] = Number(given);
+      found.push(`\`${at}\` as a string of digits`);
+    } else if (given !== undefined && given !== null) read[name] = asContract(field, given, at, found);
   }
   return read;
 }

@@ -121,6 +121,8 @@ describe("check-api", () => {
     ["list-without-pages", "in pages", false, /whole list in one page/],
     ["usage-in-gigabytes", "GET /v1/usage` answers", true, /getUsage fails, with: .*bandwidth/],
     ["x-api-key-auth", "Authorization: Bearer", true, /Every operation fails, with: .*401/],
+    ["integer-ids", "contract's forms", false, /^Works: the provider reads each as the contract's form/],
+    ["data-envelope", "contract's forms", false, /^Works: the provider reads each as the contract's form/],
   ];
   it.each(cases)("a server with %s: reported with its effect (breaking: %s)", async (deviation, words, breaking, effect) => {
     deviant = await startDeviantApi(sandbox.current, deviation);
@@ -154,6 +156,16 @@ describe("check-api", () => {
     expect(finding?.effect).toMatch(/^Works: "PENDING", .*"ACTIVE" read as the contract's pending, .*active\.$/);
     expect(about(findings, "becomes `active`")).toMatchObject({ holds: true });
     expect(anyBreaking(findings)).toBe(false);
+  });
+
+  it("names each form other than the contract's that records came in", async () => {
+    for (const [deviation, form] of [["integer-ids", "`id` as a number"], ["data-envelope", "the record inside a `data` envelope"]] as const) {
+      deviant = await startDeviantApi(sandbox.current, deviation);
+      const finding = about(await check(deviant.url, "dc-us-5"), "contract's forms");
+      expect(finding?.seen, deviation).toContain(form);
+      await deviant.stop();
+      deviant = undefined;
+    }
   });
 
   it("the command: --json prints { assumption, holds, breaking, seen, effect }, exit 0, and never the key", async () => {
