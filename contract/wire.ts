@@ -226,7 +226,8 @@ export function toUsage(wire: z.infer<typeof usageWire>): Usage {
  *   unset field so (Go writes a nil slice or pointer as `null`). A required field that is `null` is still an error;
  * - an identifier (`id`, `*_id`) sent as an integer, as APIs keyed by database sequences send it, is its decimal
  *   string: identifiers are opaque to the client;
- * - a time (`*_at`) sent as a number, as APIs that write Unix times send it (Stripe's), is that Unix time in seconds,
+ * - a time (`*_at`, usage's `as_of`, `start` and `end`) sent as a number, as APIs that write Unix times send it
+ *   (Stripe's), is that Unix time in seconds,
  *   or in milliseconds from 10^12 on, written in RFC 3339;
  * - an integer sent as a string of digits (`"8080"`), as protobuf's JSON writes 64-bit integers, is that integer.
  * A record that is not the body itself but its `data` (`{ "data": { ...order } }`, the envelope of the seed's list
@@ -283,13 +284,16 @@ function asContract(schema: z.ZodType, value: unknown, path: string, found: stri
   return read;
 }
 
+/** The wire's times: `*_at`, and usage's `as_of` and its period's `start` and `end`. */
+const TIME_FIELD = /_at$|^as_of$|^start$|^end$/;
+
 /** A Unix time this large or larger is in milliseconds: 10^12 ms is 2001, 10^12 s the year 33658. */
 const UNIX_MS_FROM = 1_000_000_000_000;
 
 /** The contract's form of a number sent for an identifier or a time (readWire), or undefined for any other field. */
 function contractForm(name: string, value: number): string | undefined {
   if (/(^|_)id$/.test(name) && Number.isSafeInteger(value)) return String(value);
-  if (/_at$/.test(name) && Number.isFinite(value) && value > 0) return new Date(value < UNIX_MS_FROM ? value * 1000 : value).toISOString();
+  if (TIME_FIELD.test(name) && Number.isFinite(value) && value > 0) return new Date(value < UNIX_MS_FROM ? value * 1000 : value).toISOString();
   return undefined;
 }
 

@@ -278,7 +278,7 @@ describe("GET /v1/orders/{id}", () => {
     api.done();
   });
 
-  it("reads usage whose 64-bit counts come as strings of digits (protobuf's JSON) as integers", async () => {
+  it("reads usage whose 64-bit counts come as strings of digits (protobuf's JSON) as integers, and whose times come as Unix times", async () => {
     const api = mockApi();
     api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(200, {
       ...USAGE,
@@ -286,6 +286,8 @@ describe("GET /v1/orders/{id}", () => {
       requests: { used: "12", limit: "1000" },
     });
     expect(await api.client.getUsage()).toMatchObject({ bandwidth: { usedBytes: 9007199254740, limitBytes: null }, requests: { used: 12, limit: 1000 } });
+    api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(200, { ...USAGE, period: { start: 1_798_761_600, end: 1_801_440_000 }, as_of: 1_800_000_000_000 });
+    expect(await api.client.getUsage()).toMatchObject({ period: { start: "2027-01-01T00:00:00.000Z", end: "2027-02-01T00:00:00.000Z" }, asOf: "2027-01-15T08:00:00.000Z" });
     api.done();
   });
 
