@@ -627,7 +627,7 @@ type ProxyHealth struct {
 	ExitCountry *string `pulumi:"exitCountry"`
 	// The address the target saw the request come from, when the target reports it (a URL that echoes the caller's address).
 	ExitIp *string `pulumi:"exitIp"`
-	// Why the check failed: `refused` (nothing listens, or a firewall said no), `timeout`, `closed` (the proxy closed the connection without answering), `credentials_rejected` (`407` or `401`, or SOCKS5's authentication failure), `target_unreachable` (the proxy could not reach the target), `target_status` (the target answered 400 or more), `wrong_country` (the target named a country other than the proxy's), `protocol_error` (the proxy speaks another protocol than its record's) or `unsupported_protocol`.
+	// Why the check failed: `refused` (nothing listens, or a firewall said no), `timeout`, `closed` (the proxy closed the connection without answering), `credentials_rejected` (`407` or `401`, or SOCKS5's authentication failure; or credentials asked for where the record has none), `target_unreachable` (the proxy could not reach the target), `target_status` (the target answered 400 or more), `wrong_country` (the target named a country other than the proxy's), `protocol_error` (the proxy speaks another protocol than its record's) or `unsupported_protocol`.
 	Failure *string `pulumi:"failure"`
 	// True when the target answered through the proxy with a status below 400, and from the proxy's country when the target names one.
 	Healthy bool `pulumi:"healthy"`
@@ -672,7 +672,7 @@ func (o ProxyHealthOutput) ExitIp() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v ProxyHealth) *string { return v.ExitIp }).(pulumi.StringPtrOutput)
 }
 
-// Why the check failed: `refused` (nothing listens, or a firewall said no), `timeout`, `closed` (the proxy closed the connection without answering), `credentials_rejected` (`407` or `401`, or SOCKS5's authentication failure), `target_unreachable` (the proxy could not reach the target), `target_status` (the target answered 400 or more), `wrong_country` (the target named a country other than the proxy's), `protocol_error` (the proxy speaks another protocol than its record's) or `unsupported_protocol`.
+// Why the check failed: `refused` (nothing listens, or a firewall said no), `timeout`, `closed` (the proxy closed the connection without answering), `credentials_rejected` (`407` or `401`, or SOCKS5's authentication failure; or credentials asked for where the record has none), `target_unreachable` (the proxy could not reach the target), `target_status` (the target answered 400 or more), `wrong_country` (the target named a country other than the proxy's), `protocol_error` (the proxy speaks another protocol than its record's) or `unsupported_protocol`.
 func (o ProxyHealthOutput) Failure() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v ProxyHealth) *string { return v.Failure }).(pulumi.StringPtrOutput)
 }

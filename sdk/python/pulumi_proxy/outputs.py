@@ -572,7 +572,7 @@ class ProxyHealth(dict):
         :param builtins.int port: Port of the proxy.
         :param builtins.str exit_country: The country the target says the request came from (ISO 3166-1 alpha-2), when it names one.
         :param builtins.str exit_ip: The address the target saw the request come from, when the target reports it (a URL that echoes the caller's address).
-        :param builtins.str failure: Why the check failed: `refused` (nothing listens, or a firewall said no), `timeout`, `closed` (the proxy closed the connection without answering), `credentials_rejected` (`407` or `401`, or SOCKS5's authentication failure), `target_unreachable` (the proxy could not reach the target), `target_status` (the target answered 400 or more), `wrong_country` (the target named a country other than the proxy's), `protocol_error` (the proxy speaks another protocol than its record's) or `unsupported_protocol`.
+        :param builtins.str failure: Why the check failed: `refused` (nothing listens, or a firewall said no), `timeout`, `closed` (the proxy closed the connection without answering), `credentials_rejected` (`407` or `401`, or SOCKS5's authentication failure; or credentials asked for where the record has none), `target_unreachable` (the proxy could not reach the target), `target_status` (the target answered 400 or more), `wrong_country` (the target named a country other than the proxy's), `protocol_error` (the proxy speaks another protocol than its record's) or `unsupported_protocol`.
         :param builtins.str id: Id of the proxy, when the API gave one.
         :param builtins.int latency_ms: Milliseconds from the start of the check (the connection to the proxy) to the target's answer; absent when it did not answer.
         :param builtins.str message: What happened, for people.
@@ -643,7 +643,7 @@ class ProxyHealth(dict):
     @pulumi.getter
     def failure(self) -> Optional[builtins.str]:
         """
-        Why the check failed: `refused` (nothing listens, or a firewall said no), `timeout`, `closed` (the proxy closed the connection without answering), `credentials_rejected` (`407` or `401`, or SOCKS5's authentication failure), `target_unreachable` (the proxy could not reach the target), `target_status` (the target answered 400 or more), `wrong_country` (the target named a country other than the proxy's), `protocol_error` (the proxy speaks another protocol than its record's) or `unsupported_protocol`.
+        Why the check failed: `refused` (nothing listens, or a firewall said no), `timeout`, `closed` (the proxy closed the connection without answering), `credentials_rejected` (`407` or `401`, or SOCKS5's authentication failure; or credentials asked for where the record has none), `target_unreachable` (the proxy could not reach the target), `target_status` (the target answered 400 or more), `wrong_country` (the target named a country other than the proxy's), `protocol_error` (the proxy speaks another protocol than its record's) or `unsupported_protocol`.
         """
         return pulumi.get(self, "failure")
 
