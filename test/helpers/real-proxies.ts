@@ -1,6 +1,6 @@
 /**
  * Real proxy servers on loopback, each started with a configuration of the test's own and requiring a username and
- * password: tinyproxy, squid, ncat, pproxy, proxy.py and npm's `proxy` for HTTP CONNECT; microsocks, Dante, pproxy and
+ * password: tinyproxy, squid, ncat, pproxy, proxy.py, npm's `proxy` and Apify's `proxy-chain` for HTTP CONNECT; microsocks, Dante, pproxy and
  * npm's `socksv5` for SOCKS5. They come from Debian's packages and PyPI through scripts/ensure-proxies, and from npm as
  * dev dependencies (test/fixtures/npm-proxy-server.mjs runs them).
  */
@@ -54,10 +54,10 @@ function servers(pythonDir: string): Server[] {
       env: { ...process.env, PYTHONPATH: pythonDir },
     }),
   });
-  const npm = (protocol: "http" | "socks5", name: string): Server => ({
+  const npm = (kind: "http" | "proxy-chain" | "socks5", name: string): Server => ({
     name,
-    protocol,
-    command: (port) => ({ file: process.execPath, args: [join(REPO_ROOT, "test", "fixtures", "npm-proxy-server.mjs"), protocol, String(port), USER, PASSWORD] }),
+    protocol: kind === "socks5" ? "socks5" : "http",
+    command: (port) => ({ file: process.execPath, args: [join(REPO_ROOT, "test", "fixtures", "npm-proxy-server.mjs"), kind, String(port), USER, PASSWORD] }),
   });
   return [
     {
@@ -110,6 +110,7 @@ function servers(pythonDir: string): Server[] {
       }),
     },
     npm("http", "proxy (npm)"),
+    npm("proxy-chain", "proxy-chain (npm)"),
     {
       name: "microsocks",
       protocol: "socks5",
@@ -146,10 +147,10 @@ function servers(pythonDir: string): Server[] {
  * servers without credentials. Their records carry no username or password.
  */
 function openServers(): Server[] {
-  const npm = (protocol: "http" | "socks5", name: string): Server => ({
+  const npm = (kind: "http" | "proxy-chain" | "socks5", name: string): Server => ({
     name,
-    protocol,
-    command: (port) => ({ file: process.execPath, args: [join(REPO_ROOT, "test", "fixtures", "npm-proxy-server.mjs"), protocol, String(port)] }),
+    protocol: kind === "socks5" ? "socks5" : "http",
+    command: (port) => ({ file: process.execPath, args: [join(REPO_ROOT, "test", "fixtures", "npm-proxy-server.mjs"), kind, String(port)] }),
   });
   return [
     {
@@ -183,6 +184,7 @@ function openServers(): Server[] {
       },
     },
     npm("http", "proxy (npm)"),
+    npm("proxy-chain", "proxy-chain (npm)"),
     { name: "microsocks", protocol: "socks5", command: (port) => ({ file: "microsocks", args: ["-i", "127.0.0.1", "-p", String(port)] }) },
     {
       name: "Dante",

@@ -1,6 +1,6 @@
 /**
  * The health check through proxy servers nobody here wrote (test/helpers/real-proxies.ts: tinyproxy, squid, ncat,
- * pproxy, proxy.py and npm's proxy for HTTP CONNECT; microsocks, Dante, pproxy and npm's socksv5 for SOCKS5), each requiring a username and password, in every
+ * pproxy, proxy.py, npm's proxy and Apify's proxy-chain for HTTP CONNECT; microsocks, Dante, pproxy and npm's socksv5 for SOCKS5), each requiring a username and password, in every
  * case a user meets (and an exit in another country than sold, named by the echo target): each judged as RFC 9110, RFC 1928 and RFC 1929 mean it and as these servers answer it, with a
  * message whose advice fits. Then the same servers admitting clients without credentials, and squid and tinyproxy
  * allowing CONNECT to port 443 alone, as squid ships.
@@ -67,9 +67,9 @@ function casesOf(p: RealProxies["proxies"][number]) {
 }
 
 describe("the health check through real proxy servers", () => {
-  it("runs through six HTTP CONNECT and four SOCKS5 implementations", () => {
+  it("runs through seven HTTP CONNECT and four SOCKS5 implementations", () => {
     const names = (protocol: string) => real?.proxies.filter((p) => p.protocol === protocol).map((p) => p.name);
-    expect(names("http")).toEqual(["tinyproxy", "squid", "ncat", "pproxy (http)", "proxy.py", "proxy (npm)"]);
+    expect(names("http")).toEqual(["tinyproxy", "squid", "ncat", "pproxy (http)", "proxy.py", "proxy (npm)", "proxy-chain (npm)"]);
     expect(names("socks5")).toEqual(["microsocks", "Dante", "pproxy (socks5)", "socksv5 (npm)"]);
   });
 
@@ -105,7 +105,7 @@ describe("the health check through real proxy servers", () => {
 describe("the health check through real servers that ask no credentials (proxies allow-listed by IP)", () => {
   it("checks each healthy from a record of the seed's four fields: no protocol, no username, no password", async () => {
     const servers = open?.proxies ?? [];
-    expect(servers.map((p) => p.name)).toEqual(["tinyproxy", "squid", "proxy (npm)", "microsocks", "Dante", "socksv5 (npm)"]);
+    expect(servers.map((p) => p.name)).toEqual(["tinyproxy", "squid", "proxy (npm)", "proxy-chain (npm)", "microsocks", "Dante", "socksv5 (npm)"]);
     const records: ProxyToCheck[] = servers.map((p) => ({ ip: "127.0.0.1", port: p.port, id: p.name, country: "US" }));
     const report = await checkProxies(records, { target: urls.echo, timeoutMs: 5_000 });
     expect(report.results.map((r, i) => `${servers[i]?.name}: ${r.healthy ? "healthy" : `${r.failure} (${r.message})`}`)).toEqual(servers.map((p) => `${p.name}: healthy`));
