@@ -13,15 +13,15 @@ import { type Clock, ProxyApiClient, realClock } from "../client";
 import {
   HINT_FORM_NAMES,
   isPendingState,
-  nextPageLink,
-  readState,
   isReplayed,
   isSpentState,
   isTargetState,
+  nextPageLink,
   orderNamedBy,
   PENDING_ORDER_STATES,
   PROXY_TYPES,
   readRateLimitHints,
+  readState,
   SPENT_ORDER_STATES,
   TARGET_ORDER_STATES,
   unreadHints,
@@ -579,7 +579,7 @@ class ApiCheck {
     this.rateLimitHints();
     const refused = this.answers.filter((a) => a.status === 429);
     if (refused.length > 0) {
-      const bare = refused.filter((a) => readRateLimitHints(a.headers, Date.now()).retryAfterMs === undefined);
+      const bare = refused.filter((a) => readRateLimitHints(a.headers, this.clock.now()).retryAfterMs === undefined);
       this.note({
         assumption: "A `429` carries `Retry-After`.",
         holds: bare.length === 0,

@@ -1,12 +1,12 @@
 /**
  * Which order a purchase's answer names, when its body is no order record: `POST /v1/orders` answers `201` with the
- * order and `Location: /v1/orders/{id}`, so an `id` in the body, or the `Location`, still says which order was made.
+ * order and `Location: /v1/orders/{id}`, so an id in the body, or the `Location`, still says which order was made.
  */
 
 /**
  * The order a purchase's answer names: a non-empty `id` (or `order_id`) in its body, or in its `data` envelope (a whole
- * number too, as an API with numeric ids would send it, in its decimal form), else the id its `Location` ends in (`/v1/orders/{id}`, as a path or a whole
- * URL); undefined when neither names one.
+ * number too, as an API with numeric ids would send it, in its decimal form), else the id its `Location` ends in
+ * (`/v1/orders/{id}`, as a path or a whole URL); undefined when neither names one.
  */
 export function orderNamedBy(body: unknown, location: string | undefined): string | undefined {
   const record = (value: unknown) => (value !== null && typeof value === "object" ? (value as Record<string, unknown>) : undefined);

@@ -6,6 +6,7 @@
  * Hints are hints: a value that is missing, malformed or contradictory is ignored, never an error. Times the API states
  * absolutely (a Unix-time reset, an HTTP date) are read against `now`, the real time, which is the API's.
  */
+import { unixTimeMs } from "./unix-time";
 
 /** A form of rate-limit hints. */
 export type HintForm = "contract" | "ietf-draft" | "ietf-draft-7" | "x-ratelimit" | "x-rate-limit";
@@ -128,16 +129,13 @@ function millisecondsUntil(text: string, now: number): number | undefined {
 
 /** 2001-09-09 in Unix seconds: no quota window lasts that long, so a larger reset is a point in time. */
 const UNIX_TIME_FLOOR_SECONDS = 1_000_000_000;
-/** The same instant in Unix milliseconds, which some APIs send. */
-const UNIX_TIME_FLOOR_MS = 1_000_000_000_000;
 
 /**
  * Milliseconds until a reset stated as a number, in any form: delta seconds, or a Unix time in seconds or milliseconds,
  * told apart by size (GitHub and Okta send Unix seconds, express-rate-limit's `X-RateLimit-Reset` too, others deltas).
  */
 export function resetMsOf(reset: number, now: number): number {
-  if (reset >= UNIX_TIME_FLOOR_MS) return Math.max(0, reset - now);
-  if (reset >= UNIX_TIME_FLOOR_SECONDS) return Math.max(0, reset * 1000 - now);
+  if (reset >= UNIX_TIME_FLOOR_SECONDS) return Math.max(0, unixTimeMs(reset) - now);
   return reset * 1000;
 }
 

@@ -9,6 +9,7 @@
 import { z } from "zod";
 import type { Same } from "./shapes";
 import { readState } from "./states";
+import { unixTimeMs } from "./unix-time";
 import type { Order, ProxyPage, ProxyRecord, StatusReason, Usage } from "./types";
 
 /**
@@ -227,8 +228,7 @@ export function toUsage(wire: z.infer<typeof usageWire>): Usage {
  * - an identifier (`id`, `*_id`) sent as an integer, as APIs keyed by database sequences send it, is its decimal
  *   string: identifiers are opaque to the client;
  * - a time (`*_at`, usage's `as_of`, `start` and `end`) sent as a number, as APIs that write Unix times send it
- *   (Stripe's), is that Unix time in seconds,
- *   or in milliseconds from 10^12 on, written in RFC 3339;
+ *   (Stripe's), is that Unix time (seconds, or milliseconds: contract/unix-time.ts) written in RFC 3339;
  * - an integer sent as a string of digits (`"8080"`), as protobuf's JSON writes 64-bit integers, is that integer.
  * A record that is not the body itself but its `data` (`{ "data": { ...order } }`, the envelope of the seed's list
  * around one record) is read from there. `rewritten`, when given, is told each such form a read record was in.
@@ -287,13 +287,10 @@ function asContract(schema: z.ZodType, value: unknown, path: string, found: stri
 /** The wire's times: `*_at`, and usage's `as_of` and its period's `start` and `end`. */
 const TIME_FIELD = /_at$|^as_of$|^start$|^end$/;
 
-/** A Unix time this large or larger is in milliseconds: 10^12 ms is 2001, 10^12 s the year 33658. */
-const UNIX_MS_FROM = 1_000_000_000_000;
-
 /** The contract's form of a number sent for an identifier or a time (readWire), or undefined for any other field. */
 function contractForm(name: string, value: number): string | undefined {
   if (/(^|_)id$/.test(name) && Number.isSafeInteger(value)) return String(value);
-  if (TIME_FIELD.test(name) && Number.isFinite(value) && value > 0) return new Date(value < UNIX_MS_FROM ? value * 1000 : value).toISOString();
+  if (TIME_FIELD.test(name) && Number.isFinite(value) && value > 0) return new Date(unixTimeMs(value)).toISOString();
   return undefined;
 }
 

@@ -31,7 +31,7 @@ export async function openTunnelOrName(proxy: ProxyToCheck, target: TunnelTarget
     if (await answersIn(other, proxy, target, sockets)) {
       throw new OtherProtocol(other, `the proxy closed the connection at its first request, and answers ${other}: the record's protocol is wrong, or the port is the proxy's ${other} port`);
     }
-    if (spoken === "socks5" && proxy.username === undefined && (await socksGreetingAnswer(proxy, sockets))?.[1] === 2) {
+    if (spoken === "socks5" && proxy.username === undefined && (await askSocksGreeting(proxy, sockets))?.[1] === 2) {
       throw new ProbeFailure("credentials_rejected", noCredentials("SOCKS5: it closed the connection at a greeting without them, and picks them when offered"));
     }
     if (spoken === "http" && (await answersIn("http", proxy, target, sockets))) {
@@ -67,7 +67,7 @@ function httpBehindSilentGreeting(proxy: ProxyToCheck, target: TunnelTarget, rea
  * (answered `407` by a proxy that requires them). False when it does not, or cannot be reached again.
  */
 async function answersIn(protocol: ProxyProtocol, proxy: ProxyToCheck, target: TunnelTarget, sockets: CheckSockets): Promise<boolean> {
-  if (protocol === "socks5") return (await socksGreetingAnswer(proxy, sockets))?.[0] === 5;
+  if (protocol === "socks5") return (await askSocksGreeting(proxy, sockets))?.[0] === 5;
   try {
     const socket = await connectTo(proxy, sockets);
     const reader = new SocketReader(socket, { during: `asking in ${protocol}` });
@@ -84,7 +84,7 @@ async function answersIn(protocol: ProxyProtocol, proxy: ProxyToCheck, target: T
  * server's version and the method it picks (2: it requires credentials), or what came of them before a close.
  * Undefined when nothing came, or the proxy cannot be reached again.
  */
-async function socksGreetingAnswer(proxy: ProxyToCheck, sockets: CheckSockets): Promise<Buffer | undefined> {
+async function askSocksGreeting(proxy: ProxyToCheck, sockets: CheckSockets): Promise<Buffer | undefined> {
   let reader: SocketReader | undefined;
   try {
     const socket = await connectTo(proxy, sockets);

@@ -1,8 +1,8 @@
 /**
  * Real proxy servers on loopback, each started with a configuration of the test's own and requiring a username and
- * password: tinyproxy, squid, ncat, pproxy, proxy.py, npm's `proxy` and Apify's `proxy-chain` for HTTP CONNECT; microsocks, Dante, pproxy and
- * npm's `socksv5` for SOCKS5. They come from Debian's packages and PyPI through scripts/ensure-proxies, and from npm as
- * dev dependencies (test/fixtures/npm-proxy-server.mjs runs them).
+ * password: tinyproxy, squid, ncat, pproxy, proxy.py, npm's `proxy` and Apify's `proxy-chain` for HTTP CONNECT;
+ * microsocks, Dante, pproxy and npm's `socksv5` for SOCKS5. They come from Debian's packages and PyPI through
+ * scripts/ensure-proxies, and from npm as dev dependencies (test/fixtures/npm-proxy-server.mjs runs them).
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";

@@ -1,9 +1,10 @@
 /**
  * The health check through proxy servers nobody here wrote (test/helpers/real-proxies.ts: tinyproxy, squid, ncat,
- * pproxy, proxy.py, npm's proxy and Apify's proxy-chain for HTTP CONNECT; microsocks, Dante, pproxy and npm's socksv5 for SOCKS5), each requiring a username and password, in every
- * case a user meets (and an exit in another country than sold, named by the echo target): each judged as RFC 9110, RFC 1928 and RFC 1929 mean it and as these servers answer it, with a
- * message whose advice fits. Then the same servers admitting clients without credentials, and squid and tinyproxy
- * allowing CONNECT to port 443 alone, as squid ships.
+ * pproxy, proxy.py, npm's proxy and Apify's proxy-chain for HTTP CONNECT; microsocks, Dante, pproxy and npm's socksv5
+ * for SOCKS5), each requiring a username and password, in every case a user meets (and an exit in another country than
+ * sold, named by the echo target): each judged as RFC 9110, RFC 1928 and RFC 1929 mean it and as these servers answer
+ * it, with a message whose advice fits. Then the same servers admitting clients without credentials, and squid and
+ * tinyproxy allowing CONNECT to port 443 alone, as squid ships.
  */
 import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
 import { once } from "node:events";
