@@ -505,6 +505,11 @@ class ApiCheck {
       seen: estimate ? "estimated_ready_at was sent" : "no estimated_ready_at was sent",
       effect: estimate ? WORKS : "Works: the provider polls on its own schedule instead (a few more reads per order).",
     });
+    await this.ended(id, last);
+  }
+
+  /** The findings on the last answer about order `id`: active with its proxies, and then in the list. */
+  private async ended(id: string, last: Seen | undefined): Promise<void> {
     const final = last ? readWire(orderWire, last.json, this.rewritten) : undefined;
     const status = final?.ok ? readState(final.data.status) : undefined;
     if (status === undefined || !isTargetState(status)) {
@@ -523,12 +528,18 @@ class ApiCheck {
       holds: Array.isArray(proxies),
       breaking: false,
       seen: `order ${id} is active with ${Array.isArray(proxies) ? `${proxies.length} proxies` : "no `proxies` field"}`,
-      effect: Array.isArray(proxies) ? WORKS : "Works with something lost: the order's outputs show no proxies.",
+      effect: Array.isArray(proxies)
+        ? WORKS
+        : "Works while the list shows them with their `order_id` (the next finding): an active order's proxies are read from the list, a request more for the orders that become active together.",
     });
-    await this.listed(id);
+    await this.listed(id, Array.isArray(proxies));
   }
 
-  private async listed(id: string): Promise<void> {
+  /** The list's finding for order `id`; `inOrder`: the order's record named its proxies, so the list is not their only source. */
+  private async listed(id: string, inOrder: boolean): Promise<void> {
+    const lost = `Works with something lost: refresh reads every order by id instead of the list (one request per order)${
+      inOrder ? "" : ", and the orders' outputs show no proxies (their records name none)"
+    }.`;
     let seen: Seen | undefined;
     for (let tries = 0; tries < 5; tries++) {
       seen = await this.call({ method: "GET", path: `/proxies?limit=1000&order_id=${encodeURIComponent(id)}` });
@@ -540,7 +551,7 @@ class ApiCheck {
           holds: tagged,
           breaking: false,
           seen: `order_id=${id} listed ${page.data.data.length} proxies${tagged ? ", each with its order_id" : ", not all with this order_id"}`,
-          effect: tagged ? WORKS : "Works with something lost: refresh reads every order by id instead of the list (one request per order).",
+          effect: tagged ? WORKS : lost,
         });
         return;
       }
@@ -551,7 +562,7 @@ class ApiCheck {
       holds: false,
       breaking: false,
       seen: seen ? `${describe(seen)} (after 5 tries)` : "no answer",
-      effect: "Works with something lost: refresh reads every order by id instead of the list (one request per order).",
+      effect: lost,
     });
   }
 

@@ -4,7 +4,8 @@
  *
  * Every provider core of the process on the same base URL and key (the plugin makes one per operation, the dynamic
  * provider one per resource type) and the program's functions share one {@link Account}: one client and request
- * budget (so the key's rate limit is learned once and spent once), the listings a refresh reads, the tally of
+ * budget (so the key's rate limit is learned once and spent once), the listings a refresh reads and those that find
+ * active orders' proxies, the tally of
  * purchases its rate-limit summary reports, what each plan took to provision, which other keys were seen reading
  * the account's orders, and the successor keys a `diff` planned for the `create` that follows. Nothing of it is written to disk: a new process starts from nothing, as each `pulumi` command
  * runs a provider process of its own. A test that needs a clean start makes its own {@link Accounts}.
@@ -12,6 +13,7 @@
 import { createHash } from "node:crypto";
 import { AuthenticationError, type ClientOptions, ProxyApiClient, ProxyError } from "../../client";
 import { RefreshLister } from "./listing";
+import { ActiveOrderProxies } from "./order-proxies";
 import { ProvisioningTimes, type PlanProvisioningTimes } from "./provisioning";
 import { PurchaseTally, type ProviderLog } from "./rate-limit-report";
 import { successorKey, type Predecessor } from "../state/renewal";
@@ -28,6 +30,8 @@ export class Account {
   readonly api: ProxyApiClient;
   /** Reads of one refresh share the listings of the account's proxies (listing.ts). */
   readonly refreshes: RefreshLister;
+  /** The proxies of active orders whose records name none, from the list (order-proxies.ts). */
+  readonly activeProxies: ActiveOrderProxies;
   /** The fingerprints of other keys whose orders this key was seen reading: they share its account (origin.ts). */
   readonly witnessedKeys = new Set<string>();
   /** Whether this key has read any order here: a `404` for an order that records no origin counts only then. */
@@ -49,6 +53,7 @@ export class Account {
   ) {
     this.api = new ProxyApiClient(options);
     this.refreshes = new RefreshLister(this.api);
+    this.activeProxies = new ActiveOrderProxies(this.api);
   }
 
   /**

@@ -44,26 +44,27 @@ interface Listing extends Found {
 }
 
 /**
- * Lists the account's proxies for `wanted` order ids, by the rules in the module's comment; `largeAccount` (an earlier
- * listing of the refresh found more than a page) asks by order id at once. Resolves with what was
- * seen, or undefined when the list cannot tell: its proxies carry no `order_id`, or listing failed (the orders are
- * then read by id, which reports any error that matters).
+ * Lists the account's proxies for `wanted` order ids, by the rules in the module's comment; `byId` asks by order id at
+ * once (an earlier listing of the refresh found the account larger than a page, or the orders were just seen active:
+ * order-proxies.ts), for any number of orders. Resolves with what was seen, or undefined when the list cannot tell:
+ * its proxies carry no `order_id`, or listing failed (the orders are then read by id, which reports any error that
+ * matters).
  */
 export async function listForOrders(
   api: Pick<ProxyApiClient, "listProxyPages">,
   wanted: ReadonlySet<string>,
-  largeAccount = false,
+  byId = false,
 ): Promise<Found | undefined> {
-  if (wanted.size < 2) return { byOrder: new Map(), complete: false, covered: new Set() };
+  if (wanted.size < 2 && !byId) return { byOrder: new Map(), complete: false, covered: new Set() };
   try {
-    return await listPages(api, wanted, largeAccount);
+    return await listPages(api, wanted, byId);
   } catch (error) {
     if (error instanceof ProxyError) return undefined;
     throw error;
   }
 }
 
-async function listPages(api: Pick<ProxyApiClient, "listProxyPages">, wanted: ReadonlySet<string>, largeAccount: boolean): Promise<Found | undefined> {
+async function listPages(api: Pick<ProxyApiClient, "listProxyPages">, wanted: ReadonlySet<string>, byId: boolean): Promise<Found | undefined> {
   const byOrder = new Map<string, ProxyRecord[]>();
   const add = (proxies: ProxyRecord[]) => {
     for (const proxy of proxies) {
@@ -75,7 +76,7 @@ async function listPages(api: Pick<ProxyApiClient, "listProxyPages">, wanted: Re
   };
   // The account's first page (unless an earlier listing found the account larger): all of a small account, which then
   // answers every read of the refresh; of a larger one mostly the stack's, the next pages, while that is cheaper.
-  if (!largeAccount) {
+  if (!byId) {
     const pages = api.listProxyPages({ pageSize: MAX_PROXY_PAGE_SIZE });
     try {
       const first = (await pages.next()).value as ProxyPage | undefined;
@@ -100,7 +101,7 @@ async function listPages(api: Pick<ProxyApiClient, "listProxyPages">, wanted: Re
       if (page.proxies.some((p) => p.orderId !== undefined && !batch.has(p.orderId))) ignored = true;
       // Such an API starts again from the first page, already read: it is not added twice, and it is no sign that the
       // rest matches nothing.
-      const repeat = ignored && fetched === 1 && !largeAccount;
+      const repeat = ignored && fetched === 1 && !byId;
       if (!repeat) add(page.proxies);
       // An API that ignores the filter answers the whole list: read it by the economy's rules (module comment).
       const left = unmatched(ignored ? wanted : batch, byOrder);

@@ -6,7 +6,7 @@
  * partial create, a fleet records the member and carries on with the others. Only a purchase that never produced an
  * order (402, an unknown plan, the rate limit past the deadline, repeated failures) throws.
  */
-import { NotFoundError, type ProxyApiClient, ProxyError, UnreadableOrderError } from "../../client";
+import { NotFoundError, ProxyError, UnreadableOrderError } from "../../client";
 import { isSpentState, isTargetState, type Order } from "../../contract";
 import { confirmApiAnswers, confirmOrderGone, OrderAbsenceUnconfirmedError } from "./absence";
 import { formatDuration } from "../shared/duration";
@@ -94,7 +94,7 @@ class OrderPurchases implements PurchaseFlow {
     try {
       const { order } = await api.getOrder(id);
       witness(account, origin);
-      return order;
+      return await account.activeProxies.complete(order, this.options.log);
     } catch (error) {
       if (!(error instanceof NotFoundError)) throw error;
       const found = await confirmOrderGone(api, id, error);
@@ -156,7 +156,9 @@ class OrderPurchases implements PurchaseFlow {
         }
         // A new order's age is known (it was bought just now), so what the plan's orders took can schedule its polls.
         const times = replayed ? undefined : account.provisioningOf(request.planId);
-        return request.waitForReady ? this.waitFor(api, order, key, request, onHeld, times) : { kind: "done", order, purchaseKey: key };
+        return request.waitForReady
+          ? this.waitFor(account, order, key, request, onHeld, times)
+          : { kind: "done", order: await account.activeProxies.complete(order, log), purchaseKey: key };
       }
       if (repurchase >= MAX_REPURCHASES) throw repeatedFailures(request.planId, `order ${order.id} ended "${order.status}"`, repurchase);
       log.warn(
@@ -169,7 +171,7 @@ class OrderPurchases implements PurchaseFlow {
   }
 
   resume(...[account, order, purchaseKey, request]: Parameters<PurchaseFlow["resume"]>): Promise<PurchaseOutcome> {
-    return this.waitFor(account.api, order, purchaseKey, request, request.onHeld ?? heldReporter(this.options.log, () => `order ${order.id}`));
+    return this.waitFor(account, order, purchaseKey, request, request.onHeld ?? heldReporter(this.options.log, () => `order ${order.id}`));
   }
 
   async adopt(...[account, order, request]: Parameters<PurchaseFlow["adopt"]>): Promise<PurchaseOutcome> {
@@ -178,10 +180,10 @@ class OrderPurchases implements PurchaseFlow {
 
   /**
    * Waits for the order with `onHeld` told of its polls held back, and `provisioning` for an order bought just now;
-   * what the wait ended with, as an outcome.
+   * what the wait ended with, as an outcome, an active order with its proxies (order-proxies.ts).
    */
   private async waitFor(
-    api: ProxyApiClient,
+    account: Account,
     order: Order,
     purchaseKey: string | null,
     request: Pick<PurchaseRequest, "deadline" | "signal" | "onProgress">,
@@ -191,7 +193,7 @@ class OrderPurchases implements PurchaseFlow {
     const { log } = this.options;
     try {
       const ready = await waitForOrder({
-        client: api,
+        client: account.api,
         orderId: order.id,
         signal: request.signal,
         deadline: request.deadline,
@@ -200,7 +202,7 @@ class OrderPurchases implements PurchaseFlow {
         onHeld,
         provisioning,
       });
-      return { kind: "done", order: ready, purchaseKey };
+      return { kind: "done", order: await account.activeProxies.complete(ready, log), purchaseKey };
     } catch (error) {
       if (error instanceof OrderFailedError) return { kind: "failed", order: error.order, purchaseKey, error };
       const last = (error instanceof OrderWaitTimeoutError || error instanceof OrderWaitCancelledError) && error.lastSeen ? error.lastSeen : order;

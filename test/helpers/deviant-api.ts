@@ -22,6 +22,11 @@ export type Deviation =
   | "integer-ids"
   /** The contract's states in upper case (`PENDING`, `ACTIVE`), as APIs that send their enumerations' names write them. */
   | "upper-case-states"
+  /**
+   * Orders without their `proxies`, as APIs that keep proxies a resource of their own write them: the list
+   * (`GET /v1/proxies`, each proxy with its `order_id`) is the only place that shows them.
+   */
+  | "order-without-proxies"
   /** Errors as plain text, without a problem document. */
   | "plain-text-errors"
   /** A new order answers 200 instead of 201, without Location. */
@@ -221,6 +226,11 @@ function transform(deviation: Deviation, path: string, body: unknown): unknown {
     return { ...record, status: record.status.toUpperCase() };
   }
   if (deviation === "data-envelope" && path !== "/v1/proxies") return { data: record };
+  if (deviation === "order-without-proxies" && path.startsWith("/v1/orders") && "proxies" in record) {
+    const order = { ...record };
+    delete order.proxies;
+    return order;
+  }
   if (deviation === "list-without-pages" && path === "/v1/proxies") return { data: record.data };
   if (deviation === "unreadable-purchase" && path === "/v1/orders") return { ...record, status_reason: 42 };
   if (deviation === "usage-in-gigabytes" && path === "/v1/usage") {

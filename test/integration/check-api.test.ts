@@ -123,6 +123,7 @@ describe("check-api", () => {
     ["x-api-key-auth", "Authorization: Bearer", true, /Every operation fails, with: .*401/],
     ["integer-ids", "contract's forms", false, /^Works: the provider reads each as the contract's form/],
     ["data-envelope", "contract's forms", false, /^Works: the provider reads each as the contract's form/],
+    ["order-without-proxies", "becomes `active`", false, /^Works while the list shows them with their `order_id`/],
   ];
   it.each(cases)("a server with %s: reported with its effect (breaking: %s)", async (deviation, words, breaking, effect) => {
     deviant = await startDeviantApi(sandbox.current, deviation);

@@ -13,18 +13,20 @@ import { fleetId, keyAfterRemovedOrder, memberPurchaseKey, nextPurchaseKey } fro
 import { PartialOrderError } from "../../provider/shared/pulumi-host";
 import { accountsPerTest, sandboxClock, useSandbox } from "../helpers/sandbox";
 import { fleetInputs } from "../helpers/inputs";
+import { startDeviantApi } from "../helpers/deviant-api";
 
 const DAY = 86_400_000;
 const sandbox = useSandbox({ orderLifetimeMs: 10 * DAY });
 
 const accounts = accountsPerTest();
 
-function provider() {
+/** The fleet provider, against the sandbox or `url` (a server in front of it). */
+function provider(url = sandbox.current.url) {
   const lines: string[] = [];
   const p = createFleetProvider({
     log: { info: (m) => lines.push(`info ${m}`), warn: (m) => lines.push(`warn ${m}`) },
     testing: {
-      env: { PROXY_API_BASE_URL: sandbox.current.url, PROXY_API_KEY: sandbox.current.apiKey },
+      env: { PROXY_API_BASE_URL: url, PROXY_API_KEY: sandbox.current.apiKey },
       clock: sandboxClock(() => sandbox.current),
       accounts: accounts.current,
     },
@@ -66,6 +68,26 @@ describe("a fleet", () => {
     const again = await created(given);
     expect(again.outs.members.map((m) => m.orderId)).toEqual(outs.members.map((m) => m.orderId));
     expect(keysBought()).toHaveLength(6);
+  });
+
+  it("records the members' proxies from the list where the API's orders carry none, asking it by order id", async () => {
+    const deviant = await startDeviantApi(sandbox.current, "order-without-proxies");
+    try {
+      const { p, lines } = provider(deviant.url);
+      const { outs } = (await p.create(inputs())) as { outs: FleetOutputs };
+      expect(outs.members.map((m) => m.status)).toEqual(Array(6).fill("active"));
+      expect(outs.proxies).toHaveLength(30);
+      expect(outs.credentials).toHaveLength(30);
+      expect(outs.proxies.map((p) => [p.orderId, p.ip])).toEqual(outs.credentials.map((c) => [c.orderId, c.ip]));
+      for (const member of outs.members) expect(outs.proxies.filter((p) => p.orderId === member.orderId)).toHaveLength(5);
+      const listings = sandbox.current.requests.filter((r) => r.path === "/v1/proxies");
+      expect(listings.length).toBeGreaterThan(0);
+      expect(listings.every((r) => r.query.order_id !== undefined)).toBe(true);
+      expect(lines.filter((l) => l.startsWith("warn"))).toEqual([]);
+      expect(keysBought()).toHaveLength(6);
+    } finally {
+      await deviant.stop();
+    }
   });
 
   it("grows by buying only the new slots, and shrinks by no longer tracking the highest, naming them", async () => {

@@ -608,6 +608,7 @@ describe("a failure once the order exists", () => {
     ["whose order ids are integers, recording them as strings", "integer-ids", "1001"],
     ["that wraps each order in a data envelope", "data-envelope", undefined],
     ["that writes the contract's states in upper case, recording them as the contract's", "upper-case-states", undefined],
+    ["whose orders carry no proxies (the list shows them), recording the listed ones", "order-without-proxies", undefined],
   ] as const)("buys, waits and reads back through an API %s", async (_name, deviation, id) => {
     const deviant = await startDeviantApi(sandbox.current, deviation);
     try {

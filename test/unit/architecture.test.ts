@@ -158,7 +158,7 @@ const PROVIDER_FOLDERS = [
   { folder: "shared", files: ["duration", "messages", "pulumi-host"] },
   { folder: "schema", files: ["fields", "definitions", "inputs", "health-input"] },
   { folder: "state", files: ["order-state", "fleet-state", "origin", "idempotency", "renewal"] },
-  { folder: "api", files: ["account", "listing", "provisioning", "rate-limit-report", "purchase", "wait", "absence"] },
+  { folder: "api", files: ["account", "listing", "order-proxies", "provisioning", "rate-limit-report", "purchase", "wait", "absence"] },
   { folder: "core", files: ["provider-core", "config", "health-check"] },
   { folder: "order", files: ["order-provider", "order-plan", "settle"] },
   { folder: "fleet", files: ["fleet-provider", "fleet-plan", "fleet-progress", "settle"] },

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { ProxyPage, ProxyRecord } from "../../contract/types";
+import { ProxyError } from "../../client";
 import { listForOrders, sameProxies, unchangedInList } from "../../provider/api/listing";
+import { ActiveOrderProxies } from "../../provider/api/order-proxies";
 
 const proxy = (orderId: string | undefined, n: number): ProxyRecord => ({
   ip: `198.51.100.${n}`,
@@ -138,5 +140,67 @@ describe("listing an account's proxies for a refresh", () => {
     expect(unchangedInList(listed, info, credentials, Date.parse("2025-12-31T00:00:00Z"))).toBe(true);
     expect(unchangedInList(listed, info, credentials, Date.parse("2026-01-02T00:00:00Z"))).toBe(false);
     expect(unchangedInList(undefined, info, credentials, 0)).toBe(false);
+  });
+});
+
+describe("an active order whose record names no proxies", () => {
+  /** `list` on a clock whose sleeps are counted and pass at once. */
+  const withClock = <T extends object>(list: T) => {
+    const slept: number[] = [];
+    const clock = { now: () => 0, sleep: async (ms: number) => void slept.push(ms) };
+    return { slept, api: { ...list, clock } as T & { clock: typeof clock } };
+  };
+  const order = (id: string, status = "active") => ({ id, planId: "dc-us-5", status });
+  const log = () => {
+    const lines: string[] = [];
+    return { lines, warn: (line: string) => lines.push(line) };
+  };
+
+  it("gets its proxies from the list, asked by order id, one listing for the orders that arrive together", async () => {
+    const pages = [[proxy("ord_a", 1), proxy("ord_a", 2), proxy("ord_b", 3), proxy("ord_other", 4)]];
+    const list = filteringApi(pages);
+    const { api } = withClock(list);
+    const proxies = new ActiveOrderProxies(api);
+    const said = log();
+    const [a, b] = await Promise.all([proxies.complete(order("ord_a"), said), proxies.complete(order("ord_b"), said)]);
+    expect(a.proxies).toEqual([proxy("ord_a", 1), proxy("ord_a", 2)]);
+    expect(b.proxies).toEqual([proxy("ord_b", 3)]);
+    expect(list.asked).toEqual([["ord_a", "ord_b"]]);
+    expect(said.lines).toEqual([]);
+  });
+
+  it("leaves an order that is not active, or that names its proxies (even none), as it was read, asking nothing", async () => {
+    const list = filteringApi([[proxy("ord_a", 1)]]);
+    const proxies = new ActiveOrderProxies(withClock(list).api);
+    const pending = order("ord_a", "provisioning");
+    const named = { ...order("ord_a"), proxies: [] };
+    expect(await proxies.complete(pending, log())).toBe(pending);
+    expect(await proxies.complete(named, log())).toBe(named);
+    expect(list.asked).toEqual([]);
+  });
+
+  it("asks once more a moment later when the list does not show them yet, then records none and says a refresh reads them", async () => {
+    const list = filteringApi([[proxy("ord_other", 1)]]);
+    const { api, slept } = withClock(list);
+    const said = log();
+    const read = await new ActiveOrderProxies(api).complete(order("ord_a"), said);
+    expect(read.proxies).toBeUndefined();
+    expect(list.asked).toEqual([["ord_a"], ["ord_a"]]);
+    expect(slept.filter((ms) => ms >= 1000)).not.toEqual([]);
+    expect(said.lines).toEqual([expect.stringMatching(/order ord_a is active, but its record names no proxies .* a `pulumi refresh` reads them/)]);
+  });
+
+  it("records none, with the same line, when the list fails or its proxies carry no order_id: the order itself is kept", async () => {
+    const failing = {
+      async *listProxyPages(): AsyncGenerator<ProxyPage> {
+        throw new ProxyError("GET /v1/proxies returned 400", "invalid_request");
+      },
+    };
+    for (const list of [failing, api([[proxy(undefined, 1)]])]) {
+      const said = log();
+      const read = await new ActiveOrderProxies(withClock(list).api).complete(order("ord_a"), said);
+      expect(read).toEqual(order("ord_a"));
+      expect(said.lines).toHaveLength(1);
+    }
   });
 });
