@@ -223,8 +223,9 @@ export function toUsage(wire: z.infer<typeof usageWire>): Usage {
 /**
  * Validates a body against a wire schema: its data, or what is wrong with it (by field path, values never echoed).
  * Forms that say the same as the contract's are read as it (at any depth):
+ * - a `null` where the schema has a list is an empty list: Go writes an empty (nil) slice so;
  * - a `null` where the schema has an optional field that is not nullable is the field left out: many APIs write an
- *   unset field so (Go writes a nil slice or pointer as `null`). A required field that is `null` is still an error;
+ *   unset field so (Go writes a nil pointer as `null`). A required field that is `null` is still an error;
  * - an identifier (`id`, `*_id`) sent as an integer, as APIs keyed by database sequences send it, is its decimal
  *   string: identifiers are opaque to the client;
  * - a time (`*_at`, usage's `as_of`, `start` and `end`) sent as a number, as APIs that write Unix times send it
@@ -272,7 +273,8 @@ function asContract(schema: z.ZodType, value: unknown, path: string, found: stri
     const given = read[name];
     const at = path ? `${path}.${name}` : name;
     const asNumber = typeof given === "number" && !field.safeParse(given).success ? contractForm(name, given) : undefined;
-    if (given === null && field instanceof z.ZodOptional && !field.safeParse(null).success) delete read[name];
+    if (given === null && isList(field)) read[name] = [];
+    else if (given === null && field instanceof z.ZodOptional && !field.safeParse(null).success) delete read[name];
     else if (asNumber !== undefined) {
       read[name] = asNumber;
       found.push(`\`${at}\` as a number`);
@@ -282,6 +284,11 @@ function asContract(schema: z.ZodType, value: unknown, path: string, found: stri
     } else if (given !== undefined && given !== null) read[name] = asContract(field, given, at, found);
   }
   return read;
+}
+
+/** Whether `schema` is a list, optional or not. */
+function isList(schema: z.ZodType): boolean {
+  return schema instanceof z.ZodOptional || schema instanceof z.ZodNullable ? isList(schema.unwrap() as z.ZodType) : schema instanceof z.ZodArray;
 }
 
 /** The wire's times: `*_at`, and usage's `as_of` and its period's `start` and `end`. */

@@ -45,6 +45,15 @@ describe("GET /v1/proxies", () => {
     api.done();
   });
 
+  it("reads an empty list sent as `data: null` (Go writes an empty slice so) as no proxies, and an order's `proxies: null` as none", async () => {
+    const api = mockApi();
+    api.pool.intercept({ path: "/v1/proxies", method: "GET" }).reply(200, { data: null, has_more: false, next_cursor: null });
+    expect(await api.client.listProxies()).toEqual([]);
+    api.pool.intercept({ path: "/v1/orders/ord_1", method: "GET" }).reply(200, { id: "ord_1", plan_id: "dc-us-5", status: "active", proxies: null });
+    expect((await api.client.getOrder("ord_1")).order.proxies).toEqual([]);
+    api.done();
+  });
+
   it("keeps unknown fields, renamed to camelCase, and never lets a \"__proto__\" key set a record's prototype", async () => {
     const api = mockApi();
     const record = JSON.stringify({ ...proxy(1), rotation_interval_s: 300, nested_info: { last_seen_at: "x" } });
