@@ -4,7 +4,7 @@
  * `country_code`, a two-letter `country`, ...), from `key=value` lines (Cloudflare's trace: `ip=`, `loc=`), or from a
  * body that is only the address.
  */
-import { isIP } from "node:net";
+import { BlockList, isIP } from "node:net";
 
 /** What an echo target said of the caller. */
 export interface Exit {
@@ -47,8 +47,21 @@ function lineFields(text: string): Record<string, string> | undefined {
   return pairs.length > 0 ? Object.fromEntries(pairs.map((m) => [m[1], m[2]!.trim()])) : undefined;
 }
 
-/** The first address of a field's value: httpbin's `origin` lists the forwarding chain, "client, proxy". */
+/** Addresses no hop on the internet has: private, loopback, link-local and unique-local ranges. */
+const PRIVATE = new BlockList();
+for (const [network, prefix] of [["10.0.0.0", 8], ["172.16.0.0", 12], ["192.168.0.0", 16], ["127.0.0.0", 8], ["169.254.0.0", 16], ["100.64.0.0", 10]] as const) {
+  PRIVATE.addSubnet(network, prefix, "ipv4");
+}
+for (const [network, prefix] of [["::1", 128], ["fc00::", 7], ["fe80::", 10]] as const) PRIVATE.addSubnet(network, prefix, "ipv6");
+
+/**
+ * The address that reached the target, in a field's value. httpbin's `origin` is the forwarding chain as
+ * `X-Forwarded-For` writes it, each hop appending the address it was reached from: through a proxy that adds the
+ * header (squid does, for requests it forwards), "caller, proxy". So the exit is the last public address (hops inside
+ * the target's own network append private ones), or the last address when none is public.
+ */
 function addressIn(value: unknown): string | undefined {
-  const first = typeof value === "string" ? value.split(",")[0]?.trim() : undefined;
-  return first && isIP(first) ? first : undefined;
+  if (typeof value !== "string") return undefined;
+  const chain = value.split(",").map((part) => part.trim()).filter((part) => isIP(part) !== 0);
+  return [...chain].reverse().find((address) => !PRIVATE.check(address, isIP(address) === 6 ? "ipv6" : "ipv4")) ?? chain.at(-1);
 }

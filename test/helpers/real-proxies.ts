@@ -208,10 +208,13 @@ function openServers(): Server[] {
   ];
 }
 
+/** The address the shipped squid connects to targets from (a loopback address of its own). */
+export const SQUID_EXIT = "127.0.0.2";
+
 /**
  * Servers that allow CONNECT to port 443 alone, and carry requests for `http` URLs to any port: squid with the
  * configuration its Debian package ships (`http_access deny CONNECT !SSL_ports`; loopback admitted without credentials),
- * only the port and the files moved into the test's folder; tinyproxy with the two `ConnectPort` lines its shipped
+ * only the port and the files moved into the test's folder, and its targets reached from {@link SQUID_EXIT}; tinyproxy with the two `ConnectPort` lines its shipped
  * configuration suggests (443 and 563), requiring a username and password.
  */
 function connect443Servers(): Server[] {
@@ -231,6 +234,8 @@ function connect443Servers(): Server[] {
           "cache deny all",
           "cache_mem 8 MB",
           "access_log none",
+          // Out from another address than the checks come from: a target tells the proxy's exit from its caller.
+          `tcp_outgoing_address ${SQUID_EXIT}`,
           `cache_log ${join(dir, `squid-shipped-${port}-cache.log`)}`,
           `pid_filename ${join(dir, `squid-shipped-${port}.pid`)}`,
           "shutdown_lifetime 0 seconds",

@@ -12,14 +12,16 @@ import { connect, createServer, type AddressInfo, type Server, type Socket } fro
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkProxies, type HealthResult, type ProxyToCheck } from "../../health";
 import { freePort } from "../helpers/ports";
-import { startRealProxies, type RealProxies, type RealProxy } from "../helpers/real-proxies";
+import { SQUID_EXIT, startRealProxies, type RealProxies, type RealProxy } from "../helpers/real-proxies";
 
 let real: RealProxies | undefined;
 let open: RealProxies | undefined;
 let connect443: RealProxies | undefined;
 const servers: Array<Server | HttpServer> = [];
 const held: Socket[] = [];
-const urls = { echo: "", error: "", unreachable: "", silent: "" };
+const urls = { echo: "", chain: "", error: "", unreachable: "", silent: "" };
+/** The forwarding chains the chain echo reported. */
+const chainsSeen: string[] = [];
 let silentProxyPort = 0;
 
 async function listen(server: Server | HttpServer): Promise<number> {
@@ -34,10 +36,20 @@ beforeAll(async () => {
   connect443 = await startRealProxies({ connect443: true });
   // An echo that names a country, as ipinfo's does.
   const echo = await listen(createHttpServer((req, res) => res.end(JSON.stringify({ ip: req.socket.remoteAddress, country: "US" }))));
+  // httpbin's /ip behind its load balancer: `origin` is X-Forwarded-For with the address the request came from appended.
+  const chain = await listen(
+    createHttpServer((req, res) => {
+      const forwarded = req.headers["x-forwarded-for"];
+      const origin = [forwarded, req.socket.remoteAddress?.replace(/^::ffff:/, "")].filter(Boolean).join(", ");
+      chainsSeen.push(origin);
+      res.end(JSON.stringify({ origin }));
+    }),
+  );
   const error = await listen(createHttpServer((_, res) => res.writeHead(500).end("upstream broke")));
   // Accepts and never answers: as a target behind each proxy, and as a proxy of its own.
   const silent = await listen(createServer((socket) => held.push(socket.on("error", () => undefined))));
   urls.echo = `http://127.0.0.1:${echo}/ip`;
+  urls.chain = `http://127.0.0.1:${chain}/ip`;
   urls.error = `http://127.0.0.1:${error}/`;
   urls.unreachable = `http://127.0.0.1:${await freePort()}/`;
   urls.silent = `http://127.0.0.1:${silent}/`;
@@ -136,8 +148,16 @@ describe("the health check through real servers that allow CONNECT to port 443 a
     expect(tunnels).toEqual([403, 403]);
     const report = await checkProxies(records, { target: urls.echo, timeoutMs: 5_000 });
     expect(report.results.map((r) => `${r.id}: ${r.healthy ? "healthy" : `${r.failure} (${r.message})`}`)).toEqual(records.map((r) => `${r.id}: healthy`));
-    for (const result of report.results) expect(result).toMatchObject({ targetStatus: 200, exitIp: "127.0.0.1" });
+    const exits = servers.flatMap((p) => [p, p]).map((p) => (p.name.startsWith("squid") ? SQUID_EXIT : "127.0.0.1"));
+    expect(report.results.map((r) => [r.targetStatus, r.exitIp])).toEqual(exits.map((exit) => [200, exit]));
   }, 120_000);
+
+  it("reads the proxy's exit, not the caller squid names in X-Forwarded-For, from an echo that reports the forwarding chain (httpbin's origin)", async () => {
+    const [squid] = connect443?.proxies ?? [];
+    const report = await checkProxies([{ ip: "127.0.0.1", port: squid?.port ?? 0, protocol: "http" }], { target: urls.chain, timeoutMs: 5_000 });
+    expect(report.results[0]).toMatchObject({ healthy: true, exitIp: SQUID_EXIT });
+    expect(chainsSeen).toEqual([`127.0.0.1, ${SQUID_EXIT}`]);
+  }, 60_000);
 
   it("names what fails the same way: wrong credentials, a target out of reach, a target that fails", async () => {
     const [squid, tinyproxy] = connect443?.proxies ?? [];

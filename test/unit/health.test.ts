@@ -13,7 +13,11 @@ import { fleetMember } from "../helpers/members";
 describe("the exit address and country in an echo's answer", () => {
   it.each([
     ['{"ip":"203.0.113.7"}', { ip: "203.0.113.7" }],
-    ['{"origin":"203.0.113.7, 198.51.100.1"}', { ip: "203.0.113.7" }],
+    // httpbin's forwarding chain through a proxy that adds X-Forwarded-For: the caller, then the proxy's exit; hops
+    // inside the echo's own network append private addresses.
+    ['{"origin":"203.0.113.7, 198.51.100.1"}', { ip: "198.51.100.1" }],
+    ['{"origin":"198.51.100.1, 10.0.0.7"}', { ip: "198.51.100.1" }],
+    ['{"origin":"127.0.0.1, 127.0.0.2"}', { ip: "127.0.0.2" }],
     ['{"query":"2001:db8::1","status":"success"}', { ip: "2001:db8::1" }],
     ["203.0.113.7\n", { ip: "203.0.113.7" }],
     // ipinfo's code, ip-api's name beside its code, ipapi.co's and ipwho.is's country_code, Cloudflare's trace lines.
