@@ -226,8 +226,8 @@ export function toUsage(wire: z.infer<typeof usageWire>): Usage {
  * - a `null` where the schema has a list is an empty list: Go writes an empty (nil) slice so;
  * - a `null` where the schema has an optional field that is not nullable is the field left out: many APIs write an
  *   unset field so (Go writes a nil pointer as `null`). A required field that is `null` is still an error;
- * - an identifier (`id`, `*_id`) sent as an integer, as APIs keyed by database sequences send it, is its decimal
- *   string: identifiers are opaque to the client;
+ * - an identifier (`id`, `*_id`) or the list's `next_cursor` sent as an integer, as APIs keyed by database sequences
+ *   send them (a cursor that is the last id seen), is its decimal string: both are opaque to the client;
  * - a time (`*_at`, usage's `as_of`, `start` and `end`) sent as a number, as APIs that write Unix times send it
  *   (Stripe's), is that Unix time (seconds, or milliseconds: contract/unix-time.ts) written in RFC 3339;
  * - an integer sent as a string of digits (`"8080"`), as protobuf's JSON writes 64-bit integers, is that integer.
@@ -296,7 +296,7 @@ const TIME_FIELD = /_at$|^as_of$|^start$|^end$/;
 
 /** The contract's form of a number sent for an identifier or a time (readWire), or undefined for any other field. */
 function contractForm(name: string, value: number): string | undefined {
-  if (/(^|_)id$/.test(name) && Number.isSafeInteger(value)) return String(value);
+  if (/(^|_)(id|cursor)$/.test(name) && Number.isSafeInteger(value)) return String(value);
   if (TIME_FIELD.test(name) && Number.isFinite(value) && value > 0) return new Date(unixTimeMs(value)).toISOString();
   return undefined;
 }

@@ -54,6 +54,14 @@ describe("GET /v1/proxies", () => {
     api.done();
   });
 
+  it("follows a next_cursor sent as an integer (the last id seen, as APIs keyed by database sequences page) as its digits", async () => {
+    const api = mockApi();
+    api.pool.intercept({ path: "/v1/proxies", method: "GET" }).reply(200, { data: [proxy(1)], has_more: true, next_cursor: 1001 });
+    api.pool.intercept({ path: "/v1/proxies?cursor=1001", method: "GET" }).reply(200, { data: [proxy(2)], has_more: false, next_cursor: null });
+    expect((await api.client.listProxies()).map((p) => p.ip)).toEqual(["198.51.100.1", "198.51.100.2"]);
+    api.done();
+  });
+
   it("keeps unknown fields, renamed to camelCase, and never lets a \"__proto__\" key set a record's prototype", async () => {
     const api = mockApi();
     const record = JSON.stringify({ ...proxy(1), rotation_interval_s: 300, nested_info: { last_seen_at: "x" } });
