@@ -410,15 +410,18 @@ class ApiCheck {
       this.note({
         assumption: "`POST /v1/orders` buys the plan: `201` with the order and `Location`.",
         holds: false,
-        breaking: first.status < 300,
+        breaking: first.status < 300 && !named,
         seen: describe(first),
         effect:
           first.status >= 300
             ? `Nothing was bought, so purchases, replays and readiness were not checked. Fix what the answer says (a plan id the API knows, a balance) and run the check again.`
             : named
-              ? `A purchase is made but its answer cannot be read (${unread}): create fails after buying; the order its answer names (${named}) is recorded in the state as not yet read, and the next \`pulumi up\` carries on with it, so every purchase takes two runs.`
+              ? `Works: a purchase's answer cannot be read (${unread}), but it names the order it made (${named}), which is then read by id and waited for as any other; with \`waitForReady: false\` it is recorded as not yet read, and the next \`pulumi up\` reads it.`
               : `A purchase is made but its answer cannot be read (${unread}) nor names the order: create fails after buying, and nothing records the order; the next \`pulumi up\` finds it again only by replaying the same idempotency key, while the API keeps replays (24 hours in the contract).`,
       });
+      if (first.status >= 300 || !named) return;
+      await this.replay(key, body, named);
+      await this.readiness(named, "pending");
       return;
     }
     const order = made.data;
@@ -441,13 +444,15 @@ class ApiCheck {
       again = await this.call({ method: "POST", path: "/orders", headers: { "idempotency-key": key }, body });
     }
     const order = readWire(orderWire, again.json, this.rewritten);
-    const sameOrder = order.ok && order.data.id === id;
-    if (order.ok && !sameOrder) {
+    // An answer the provider cannot read is still read for the order it names, as a purchase's is.
+    const againId = order.ok ? order.data.id : again.status < 300 ? orderNamedBy(again.json, again.headers.location) : undefined;
+    const sameOrder = againId === id;
+    if (againId !== undefined && !sameOrder) {
       this.note({
         assumption: "The same `Idempotency-Key` and body answer the same order again, and buy nothing.",
         holds: false,
         breaking: true,
-        seen: `The replay bought a second order: ${id} and then ${order.data.id} (${describe(again)}).`,
+        seen: `The replay bought a second order: ${id} and then ${againId} (${describe(again)}).`,
         effect:
           "THIS SERVER IGNORES Idempotency-Key. Every retry after a lost answer, every resumed `pulumi up` and every timeout buys the plan again, and money is lost. Do not point a stack at it. This check bought two orders; both stay with the account.",
       });
@@ -479,7 +484,7 @@ class ApiCheck {
         states.add(order.data.status);
         if (order.data.estimated_ready_at) estimate = true;
         if (!isPendingState(readState(order.data.status))) break;
-      }
+      } else if (last.status === 200) break;
       if (this.clock.now() >= deadline) break;
       const hint = readRateLimitHints(last.headers, this.clock.now()).retryAfterMs;
       await this.clock.sleep(hint !== undefined && hint > 0 ? Math.min(hint, 10_000) : 2000);
@@ -513,12 +518,21 @@ class ApiCheck {
     const final = last ? readWire(orderWire, last.json, this.rewritten) : undefined;
     const status = final?.ok ? readState(final.data.status) : undefined;
     if (status === undefined || !isTargetState(status)) {
+      const unread = final !== undefined && !final.ok && last?.status === 200 ? final.problem : undefined;
       this.note({
         assumption: "A bought order becomes `active`, with its `proxies`.",
-        holds: null,
-        breaking: false,
-        seen: status && isSpentState(status) ? `order ${id} ended ${status}` : `order ${id} was not active by the deadline${last ? ` (${describe(last)})` : ""}`,
-        effect: "Readiness and the list could not be checked; run the check again with a plan that provisions.",
+        holds: unread === undefined ? null : false,
+        breaking: unread !== undefined,
+        seen:
+          unread !== undefined
+            ? `order ${id}'s answer cannot be read (${unread})`
+            : status && isSpentState(status)
+              ? `order ${id} ended ${status}`
+              : `order ${id} was not active by the deadline${last ? ` (${describe(last)})` : ""}`,
+        effect:
+          unread !== undefined
+            ? "Every read of an order fails, naming what its answer lacks: create records the order as not yet read, and no later run can finish it."
+            : "Readiness and the list could not be checked; run the check again with a plan that provisions.",
       });
       return;
     }

@@ -139,8 +139,8 @@ class OrderPurchases implements PurchaseFlow {
         continue;
       }
       if (created instanceof UnreadableOrderError) {
-        const order = { id: created.orderId, planId: request.planId, status: "pending" };
-        return { kind: "unfinished", order, purchaseKey: key, reason: created.message.replace(/\.\s*$/, "") };
+        orderId = created.orderId;
+        return this.afterUnreadable(account, created, key, request, onHeld);
       }
       const { order, replayed, boughtBeforeThisCall } = created;
       orderId = order.id;
@@ -168,6 +168,27 @@ class OrderPurchases implements PurchaseFlow {
       );
       key = nextPurchaseKey(key, order.id);
     }
+  }
+
+  /**
+   * A purchase whose answer could not be read but names the order it made: the order exists. Its reads may be readable
+   * where the purchase's answer was not (a `201` with its `Location` alone, as many APIs answer a creation), so the wait
+   * carries on with it, as with any order bought; the order is unfinished (recorded as pending) when it is not to be
+   * waited for, or when its reads fail too.
+   */
+  private async afterUnreadable(
+    account: Account,
+    created: UnreadableOrderError,
+    key: string,
+    request: PurchaseRequest,
+    onHeld: (heldMs: number) => void,
+  ): Promise<PurchaseOutcome> {
+    const order = { id: created.orderId, planId: request.planId, status: "pending" };
+    const reason = created.message.replace(/\.\s*$/, "");
+    if (!request.waitForReady) return { kind: "unfinished", order, purchaseKey: key, reason };
+    this.options.log.info(`proxy: the purchase's answer names order ${order.id} but could not be read; reading the order itself`);
+    const outcome = await this.waitFor(account, order, key, request, onHeld);
+    return outcome.kind === "unfinished" ? { ...outcome, reason: `${reason}. Reading it afterwards failed too: ${outcome.reason}` } : outcome;
   }
 
   resume(...[account, order, purchaseKey, request]: Parameters<PurchaseFlow["resume"]>): Promise<PurchaseOutcome> {

@@ -49,6 +49,12 @@ export type Deviation =
    */
   | "unreadable-purchase"
   /**
+   * Every answer about an order (the purchase's and each read's) with a field of the wrong type (`status_reason: 42`),
+   * until `heal()`: the orders are made, and nothing can read them until then. A failure after the purchase that
+   * lasts past it.
+   */
+  | "unreadable-orders"
+  /**
    * A purchase's answer (the 201) with its `Location` and no body, as many REST APIs answer a creation: the order is
    * made, and only the header names it. A failure after the purchase.
    */
@@ -62,6 +68,8 @@ export type Deviation =
 /** A deviant server: its URL, and a way to stop it. */
 export interface DeviantApi {
   url: string;
+  /** From now on, answers as the sandbox does. */
+  heal(): void;
   stop(): Promise<void>;
 }
 
@@ -75,7 +83,8 @@ function camelize(value: unknown): unknown {
 const STATE_NAMES: Record<string, string> = { provisioning: "processing", active: "ready" };
 
 /** Starts a server on loopback that answers as `sandbox` does, but for `deviation`. */
-export async function startDeviantApi(sandbox: Sandbox, deviation: Deviation): Promise<DeviantApi> {
+export async function startDeviantApi(sandbox: Sandbox, given: Deviation): Promise<DeviantApi> {
+  let deviation: Deviation | "none" = given;
   let count = 0;
   let unavailable = 0;
   const integers = integerIds();
@@ -175,6 +184,9 @@ export async function startDeviantApi(sandbox: Sandbox, deviation: Deviation): P
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    heal: () => {
+      deviation = "none";
+    },
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -217,7 +229,7 @@ function integerIds() {
 }
 
 /** The success body, as the deviant server sends it. */
-function transform(deviation: Deviation, path: string, body: unknown): unknown {
+function transform(deviation: Deviation | "none", path: string, body: unknown): unknown {
   const record = body as Record<string, unknown>;
   if (deviation === "other-state-names" && path.startsWith("/v1/orders") && typeof record.status === "string") {
     return { ...record, status: STATE_NAMES[record.status] ?? record.status };
@@ -233,6 +245,7 @@ function transform(deviation: Deviation, path: string, body: unknown): unknown {
   }
   if (deviation === "list-without-pages" && path === "/v1/proxies") return { data: record.data };
   if (deviation === "unreadable-purchase" && path === "/v1/orders") return { ...record, status_reason: 42 };
+  if (deviation === "unreadable-orders" && path.startsWith("/v1/orders")) return { ...record, status_reason: 42 };
   if (deviation === "usage-in-gigabytes" && path === "/v1/usage") {
     const bandwidth = record.bandwidth as { used_bytes: number; limit_bytes: number | null };
     return { ...record, bandwidth: { used_gb: bandwidth.used_bytes / 1e9, limit_gb: bandwidth.limit_bytes === null ? null : bandwidth.limit_bytes / 1e9 } };

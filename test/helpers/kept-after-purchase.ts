@@ -1,7 +1,8 @@
 /**
- * A failure after the purchase, injected the way a real API might cause it: the purchase's answer cannot be read
- * (deviant-api.ts's `unreadable-purchase`), though the orders are made. Both front ends must record every order in the
- * state, and the next `up` must carry on with them without buying again (issue 71).
+ * A failure after the purchase, injected the way a real API might cause it: no answer about the orders can be read
+ * (deviant-api.ts's `unreadable-orders`), though the orders are made. Both front ends must record every order in the
+ * state, and the next `up`, once the API answers as the contract says, must carry on with them without buying again
+ * (issue 71).
  */
 import { afterAll, beforeAll, expect } from "vitest";
 import { startSandbox, type Sandbox } from "../../sandbox";
@@ -10,11 +11,11 @@ import { orderIdsInState, type FrontTypes } from "./minimal-records";
 import { PulumiProgram } from "./pulumi";
 
 /** A stack of `programPath` (a ProxyOrder of dc-us-5 and a fleet of two mobile-fr-1 orders) behind such an API. */
-export function useUnreadablePurchases(programPath: string, prepare: (program: PulumiProgram) => Promise<void> | void = () => undefined) {
+export function useUnreadableOrders(programPath: string, prepare: (program: PulumiProgram) => Promise<void> | void = () => undefined) {
   const held = {} as { sandbox: Sandbox; api: DeviantApi; program: PulumiProgram };
   beforeAll(async () => {
     held.sandbox = await startSandbox({ provisioningMs: 1000, serveProxies: true });
-    held.api = await startDeviantApi(held.sandbox, "unreadable-purchase");
+    held.api = await startDeviantApi(held.sandbox, "unreadable-orders");
     held.program = await PulumiProgram.create(programPath, "kept");
     await prepare(held.program);
     await held.program.useApi({ url: held.api.url, apiKey: held.sandbox.apiKey });
@@ -29,8 +30,8 @@ export function useUnreadablePurchases(programPath: string, prepare: (program: P
 }
 
 /** `up` fails after buying three orders, the state holds all three, and the next `up` finishes them, buying nothing. */
-export async function expectOrdersKept(held: { sandbox: Sandbox; program: PulumiProgram }, types: FrontTypes): Promise<void> {
-  const { sandbox, program } = held;
+export async function expectOrdersKept(held: { sandbox: Sandbox; api: DeviantApi; program: PulumiProgram }, types: FrontTypes): Promise<void> {
+  const { sandbox, api, program } = held;
   const failed = await program.run(["up", "--yes", "--skip-preview", "--non-interactive"], { allowFailure: true });
   expect(failed.code).not.toBe(0);
   const said = failed.stdout + failed.stderr;
@@ -40,6 +41,7 @@ export async function expectOrdersKept(held: { sandbox: Sandbox; program: Pulumi
   expect(bought).toHaveLength(3);
   expect(await orderIdsInState(program, types)).toEqual(bought);
 
+  api.heal();
   await program.up();
   expect(sandbox.createdOrders).toHaveLength(3);
   expect(await orderIdsInState(program, types)).toEqual(bought);

@@ -627,8 +627,24 @@ describe("a failure once the order exists", () => {
     }
   });
 
-  it("records the order a purchase's Location names when its answer has no body, and the next up (an update) carries on with it", async () => {
+  it("reads and waits for the order a purchase's Location names when its answer has no body, buying once", async () => {
     const deviant = await startDeviantApi(sandbox.current, "location-only-purchase");
+    try {
+      const { p, lines } = provider({}, () => ({ ...sandbox.current, url: deviant.url }) as Sandbox);
+      const created = await p.create(inputs());
+      const [bought] = sandbox.current.createdOrders;
+      expect(created.id).toBe(bought?.id);
+      expect(created.outs).toMatchObject({ orderId: bought?.id, status: "active" });
+      expect((created.outs as OrderOutputs).proxies).toHaveLength(5);
+      expect(lines).toContain(`info proxy: the purchase's answer names order ${bought?.id} but could not be read; reading the order itself`);
+      expect(sandbox.current.createdOrders).toHaveLength(1);
+    } finally {
+      await deviant.stop();
+    }
+  });
+
+  it("records the order an unreadable purchase names when its reads fail too, and the next up (an update) carries on with it", async () => {
+    const deviant = await startDeviantApi(sandbox.current, "unreadable-orders");
     try {
       const { p } = provider({}, () => ({ ...sandbox.current, url: deviant.url }) as Sandbox);
       const given = inputs();
@@ -636,8 +652,10 @@ describe("a failure once the order exists", () => {
       expect(error).toBeInstanceOf(PartialOrderError);
       const [bought] = sandbox.current.createdOrders;
       expect(error.id).toBe(bought?.id);
-      expect(error.message).toContain(`Its answer names order ${bought?.id}: the order was made.`);
+      expect(error.message).toContain(`Its answer names order ${bought?.id}: the order was made`);
+      expect(error.message).toContain("Reading it afterwards failed too");
       expect(error.properties).toMatchObject({ orderId: bought?.id, status: "pending", __provider: given.__provider });
+      deviant.heal();
       const next = await p.update(error.id, error.properties as OrderOutputs, given);
       expect(next.outs).toMatchObject({ orderId: bought?.id, status: "active" });
       expect(sandbox.current.createdOrders).toHaveLength(1);
