@@ -433,6 +433,16 @@ class ApiCheck {
       seen: `${describe(first)}; Location: ${first.headers.location ?? "(none)"}`,
       effect: created ? WORKS : "Works: any 2xx with an order is read as the purchase; logs cannot tell a first purchase from a replay.",
     });
+    this.note({
+      assumption: "An order names the plan it is of (`plan_id`).",
+      holds: order.plan_id !== undefined,
+      breaking: false,
+      seen: order.plan_id !== undefined ? `plan_id: ${order.plan_id}` : `order ${order.id} has no plan_id`,
+      effect:
+        order.plan_id !== undefined
+          ? WORKS
+          : "Works with something lost: an order bought by a stack is of the plan it declares, but `pulumi import` cannot tell an order's plan (declare it with `adoptOrderId` instead), and `adoptOrderId` takes the order to be of the plan the program names.",
+    });
     await this.replay(key, body, order.id);
     await this.readiness(order.id, order.status);
   }

@@ -44,7 +44,7 @@ export interface Order {
   /** The order id, such as `ord_...`. */
   id: string;
   /** The plan bought. */
-  planId: string;
+  planId?: string;
   /** `pending`, `provisioning`, `active`, `failed`, `cancelled`, `expired`, or a state the contract does not name. */
   status: string;
   /** Set when the order failed or was cancelled. */

@@ -67,7 +67,7 @@ export const statusReasonWire = z.looseObject({
 /** An order: a purchase of one plan, and its provisioning status (`POST /v1/orders`, `GET /v1/orders/{id}`). */
 export const orderWire = z.looseObject({
   id: z.string().min(1).meta(about("The order id, such as `ord_...`.")),
-  plan_id: z.string().meta(about("The plan bought.")),
+  plan_id: tolerated(z.string(), "The plan bought."),
   status: z
     .string()
     .min(1)

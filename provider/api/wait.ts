@@ -85,7 +85,7 @@ export interface WaitProgress {
 export class OrderFailedError extends ProxyError {
   constructor(readonly order: Order) {
     const reason = order.statusReason?.message ?? order.statusReason?.code;
-    super(`Order ${order.id} (plan ${order.planId}) ended "${order.status}"${reason ? `: ${reason.replace(/\.$/, "")}` : ""}.`, "order_failed");
+    super(`Order ${order.id}${order.planId === undefined ? "" : ` (plan ${order.planId})`} ended "${order.status}"${reason ? `: ${reason.replace(/\.$/, "")}` : ""}.`, "order_failed");
   }
 }
 

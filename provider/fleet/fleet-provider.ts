@@ -30,7 +30,7 @@ import {
 import { fleetId, purchaseKey, type ResourceIdentity } from "../state/idempotency";
 import { INPUT_DEFAULTS } from "../schema/inputs";
 import { listForOrders, unchangedInList } from "../api/listing";
-import { importNotFound, keptAfterFailure, livesElsewhere, memberDropped, orderGone, untracked, untrackedButActive } from "../shared/messages";
+import { importNotFound, importPlanUnknown, keptAfterFailure, livesElsewhere, memberDropped, orderGone, untracked, untrackedButActive } from "../shared/messages";
 import { foundAt, originOf, otherApi, witness, type ApiIdentity } from "../state/origin";
 import { ProviderCore, type ConfigureArgs, type OperationOptions, type ProviderOptions } from "../core/provider-core";
 import { checkResource, type CheckLimits } from "../core/health-check";
@@ -139,6 +139,8 @@ export class FleetProvider implements Omit<Engine, "read"> {
     const read = await Promise.all(ids.map((orderId) => this.core.flow.readOrder(account, orderId)));
     const found = read.filter((order): order is Order => order !== "gone");
     if (found.length < ids.length) throw new ProxyError(importNotFound(ids.filter((_, i) => read[i] === "gone"), true), "import_not_found");
+    const unnamed = found.filter((o) => o.planId === undefined).map((o) => o.id);
+    if (unnamed.length > 0) throw new ProxyError(importPlanUnknown(unnamed), "import_plan_unknown");
     const plans = [...new Set(found.map((o) => o.planId))];
     if (plans.length > 1) {
       throw new ProxyError(`A fleet holds orders of one plan; these are of ${plans.join(", ")}. Import them as separate fleets. Nothing was imported.`, "import_plan_mismatch");

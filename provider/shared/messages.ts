@@ -161,8 +161,9 @@ export function adoptionGone(id: string): string {
 }
 
 /** Why an existing order cannot be adopted (`adoptOrderId`), with its error code, or undefined when it can. */
-export function adoptionRefusal(id: string, order: { planId: string; status: string }, planId: string): { code: string; message: string } | undefined {
-  if (order.planId !== planId) {
+export function adoptionRefusal(id: string, order: { planId?: string; status: string }, planId: string): { code: string; message: string } | undefined {
+  // An order whose record names no plan (an API that leaves `plan_id` out) is taken to be of the plan the program names.
+  if (order.planId !== undefined && order.planId !== planId) {
     const message = `adoptOrderId: order ${id} is for plan "${order.planId}", but planId is "${planId}". Set planId to "${order.planId}" to adopt it; nothing was bought.`;
     return { code: "adopt_plan_mismatch", message };
   }
@@ -179,6 +180,17 @@ export function importNotFound(ids: string[], fleet: boolean): string {
     ? `Order ${ids[0]} does not exist for this API key: check the id (the orderId output of the stack that bought it, ` +
         "or the provider's dashboard) and the provider's apiKey. Nothing was imported."
     : `Order(s) ${ids.join(", ")} do not exist for this API key: check the ids and the provider's apiKey. Nothing was imported.`;
+}
+
+/**
+ * Orders to import whose records name no plan (an API that leaves `plan_id` out): import cannot write the `planId` a
+ * program declares; adopting by id can, with the plan the program names.
+ */
+export function importPlanUnknown(ids: string[]): string {
+  return (
+    `The API's record of order(s) ${ids.join(", ")} names no plan_id, so import cannot tell the planId a program declares. ` +
+    `Declare the resource with its planId and adoptOrderId: "${ids[0]}" instead: it takes the order over, buying nothing. Nothing was imported.`
+  );
 }
 
 /**

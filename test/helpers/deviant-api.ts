@@ -27,6 +27,8 @@ export type Deviation =
    * (`GET /v1/proxies`, each proxy with its `order_id`) is the only place that shows them.
    */
   | "order-without-proxies"
+  /** Orders without their `plan_id`, as APIs that leave matching orders to plans to the client write them. */
+  | "order-without-plan-id"
   /** Errors as plain text, without a problem document. */
   | "plain-text-errors"
   /** A new order answers 200 instead of 201, without Location. */
@@ -238,6 +240,11 @@ function transform(deviation: Deviation | "none", path: string, body: unknown): 
     return { ...record, status: record.status.toUpperCase() };
   }
   if (deviation === "data-envelope" && path !== "/v1/proxies") return { data: record };
+  if (deviation === "order-without-plan-id" && path.startsWith("/v1/orders")) {
+    const order = { ...record };
+    delete order.plan_id;
+    return order;
+  }
   if (deviation === "order-without-proxies" && path.startsWith("/v1/orders") && "proxies" in record) {
     const order = { ...record };
     delete order.proxies;

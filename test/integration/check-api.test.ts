@@ -119,6 +119,7 @@ describe("check-api", () => {
     ["created-as-200", "`201`", false, /any 2xx/],
     ["location-only-purchase", "`201`", false, /^Works: a purchase's answer cannot be read .*, but it names the order it made \(ord_\S+\), which is then read by id/],
     ["unreadable-orders", "becomes `active`", true, /^Every read of an order fails, naming what its answer lacks/],
+    ["order-without-plan-id", "names the plan", false, /^Works with something lost: .*`pulumi import` cannot tell an order's plan/],
     ["list-without-pages", "in pages", false, /whole list in one page/],
     ["usage-in-gigabytes", "GET /v1/usage` answers", true, /getUsage fails, with: .*bandwidth/],
     ["x-api-key-auth", "Authorization: Bearer", true, /Every operation fails, with: .*401/],

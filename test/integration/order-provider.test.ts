@@ -609,6 +609,7 @@ describe("a failure once the order exists", () => {
     ["that wraps each order in a data envelope", "data-envelope", undefined],
     ["that writes the contract's states in upper case, recording them as the contract's", "upper-case-states", undefined],
     ["whose orders carry no proxies (the list shows them), recording the listed ones", "order-without-proxies", undefined],
+    ["whose orders name no plan, recording the plan bought", "order-without-plan-id", undefined],
   ] as const)("buys, waits and reads back through an API %s", async (_name, deviation, id) => {
     const deviant = await startDeviantApi(sandbox.current, deviation);
     try {
@@ -616,11 +617,28 @@ describe("a failure once the order exists", () => {
       const given = inputs();
       const created = await p.create(given);
       expect(created.id).toBe(id ?? sandbox.current.createdOrders[0]?.id);
-      expect(created.outs).toMatchObject({ orderId: created.id, status: "active" });
+      expect(created.outs).toMatchObject({ orderId: created.id, planId: given.planId, status: "active" });
       expect((created.outs as OrderOutputs).proxies.length).toBeGreaterThan(0);
       const read = await p.read(created.id, created.outs as OrderOutputs);
       expect(read.props).toMatchObject({ orderId: created.id, status: "active" });
       expect((await p.diff(created.id, read.props as OrderOutputs, given)).changes).toBe(false);
+      expect(sandbox.current.createdOrders).toHaveLength(1);
+    } finally {
+      await deviant.stop();
+    }
+  });
+
+  it("adopts an order whose record names no plan as of the plan the program names, and refuses to import it, naming adoptOrderId", async () => {
+    const deviant = await startDeviantApi(sandbox.current, "order-without-plan-id");
+    try {
+      const { p } = provider({}, () => ({ ...sandbox.current, url: deviant.url }) as Sandbox);
+      const bought = await p.create(inputs({ planId: "isp-gb-2" }));
+      expect(bought.outs).toMatchObject({ planId: "isp-gb-2", status: "active" });
+      const adopted = await p.create(inputs({ planId: "isp-gb-2", adoptOrderId: bought.id }));
+      expect(adopted.outs).toMatchObject({ planId: "isp-gb-2", status: "active", adoptOrderId: bought.id });
+      await expect(p.importOrder(bought.id, { project: "proj", stack: "dev", resourceName: "edge" })).rejects.toThrow(
+        new RegExp(`order\\(s\\) ${bought.id} names no plan_id, .*planId and adoptOrderId: "${bought.id}" instead`),
+      );
       expect(sandbox.current.createdOrders).toHaveLength(1);
     } finally {
       await deviant.stop();
