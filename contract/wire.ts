@@ -8,6 +8,7 @@
  */
 import { z } from "zod";
 import type { Same } from "./shapes";
+import { envelopedRecord } from "./envelope";
 import { readState } from "./states";
 import { unixTimeMs } from "./unix-time";
 import type { Order, ProxyPage, ProxyRecord, StatusReason, Usage } from "./types";
@@ -231,8 +232,8 @@ export function toUsage(wire: z.infer<typeof usageWire>): Usage {
  * - a time (`*_at`, usage's `as_of`, `start` and `end`) sent as a number, as APIs that write Unix times send it
  *   (Stripe's), is that Unix time (seconds, or milliseconds: contract/unix-time.ts) written in RFC 3339;
  * - an integer sent as a string of digits (`"8080"`), as protobuf's JSON writes 64-bit integers, is that integer.
- * A record that is not the body itself but its `data` (`{ "data": { ...order } }`, the envelope of the seed's list
- * around one record) is read from there. `rewritten`, when given, is told each such form a read record was in.
+ * A record that is not the body itself but inside an envelope (`{ "data": { ...order } }`, the seed's list's envelope
+ * around one record, or `{ "order": { ... } }`: envelope.ts) is read from there. `rewritten`, when given, is told each such form a read record was in.
  */
 export function readWire<S extends z.ZodType>(
   schema: S,
@@ -245,19 +246,12 @@ export function readWire<S extends z.ZodType>(
     rewritten?.push(...found);
     return { ok: true, data: result.data };
   }
-  const enveloped = envelopeData(body);
-  const inEnvelope: string[] = ["the record inside a `data` envelope"];
+  const enveloped = envelopedRecord(body);
+  const inEnvelope: string[] = ["the record inside an envelope"];
   const inner = enveloped === undefined ? undefined : schema.safeParse(asContract(schema, enveloped, "", inEnvelope));
   if (!inner?.success) return { ok: false, problem: describeIssues(result.error) };
   rewritten?.push(...inEnvelope);
   return { ok: true, data: inner.data };
-}
-
-/** The record inside a `{ "data": {...} }` envelope, when the body is one. */
-function envelopeData(body: unknown): unknown {
-  if (body === null || typeof body !== "object" || Array.isArray(body)) return undefined;
-  const data = (body as { data?: unknown }).data;
-  return data !== null && typeof data === "object" && !Array.isArray(data) ? data : undefined;
 }
 
 /**

@@ -162,7 +162,7 @@ describe("check-api", () => {
   });
 
   it("names each form other than the contract's that records came in", async () => {
-    for (const [deviation, form] of [["integer-ids", "`id` as a number"], ["data-envelope", "the record inside a `data` envelope"]] as const) {
+    for (const [deviation, form] of [["integer-ids", "`id` as a number"], ["data-envelope", "the record inside an envelope"]] as const) {
       deviant = await startDeviantApi(sandbox.current, deviation);
       const finding = about(await check(deviant.url, "dc-us-5"), "contract's forms");
       expect(finding?.seen, deviation).toContain(form);

@@ -278,6 +278,18 @@ describe("GET /v1/orders/{id}", () => {
     api.done();
   });
 
+  it("reads an order or usage inside a member named after it ({ order: { ... } }), beside members that are no record", async () => {
+    const api = mockApi();
+    api.pool.intercept({ path: "/v1/orders", method: "POST" }).reply(201, { order: { ...ORDER, status: "pending" }, request_id: "req_1" });
+    expect((await api.client.createOrder({ planId: "dc-us-5", idempotencyKey: "k" })).order).toMatchObject({ id: ORDER.id, status: "pending" });
+    api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(200, { usage: USAGE });
+    expect(await api.client.getUsage()).toMatchObject({ bandwidth: { usedBytes: USAGE.bandwidth.used_bytes } });
+    // Two members that are objects: which one is the record is not guessed.
+    api.pool.intercept({ path: "/v1/orders/ord_1", method: "GET" }).reply(200, { order: { ...ORDER, status: "active" }, meta: { page: 1 } });
+    await expect(api.client.getOrder("ord_1")).rejects.toThrow(/id: /);
+    api.done();
+  });
+
   it("reads usage whose 64-bit counts come as strings of digits (protobuf's JSON) as integers, and whose times come as Unix times", async () => {
     const api = mockApi();
     api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(200, {

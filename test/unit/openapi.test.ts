@@ -81,7 +81,7 @@ describe("the sandbox's answer check", () => {
     const body = { data: { ...order, id: 1001, created_at: 1_800_000_000 } };
     expect(readWire(orderWire, body).ok).toBe(true);
     expect(contractProblems("GET", "/v1/orders/1001", { status: 200, headers: ok, body })).toEqual([
-      "body in forms the contract does not name: the record inside a `data` envelope, `id` as a number, `created_at` as a number",
+      "body in forms the contract does not name: the record inside an envelope, `id` as a number, `created_at` as a number",
     ]);
   });
 });
