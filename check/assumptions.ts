@@ -114,11 +114,11 @@ class ApiCheck {
   private contractForms(): void {
     const forms = [...new Set(this.rewritten)];
     this.note({
-      assumption: "Records come in the contract's forms: ids and times as strings, integers as numbers, each record the answer's body itself.",
+      assumption: "Records come in the contract's forms: ids and times as strings, integers as numbers, each record the answer's body itself, names as the contract writes them.",
       holds: forms.length === 0,
       breaking: false,
       seen: forms.length === 0 ? "every record read was in the contract's forms" : `records with ${forms.slice(0, 8).join(", ")}${forms.length > 8 ? ", ..." : ""}`,
-      effect: forms.length === 0 ? WORKS : "Works: the provider reads each as the contract's form (an integer id as its decimal string, a Unix time as RFC 3339, digits as the integer, the record out of its envelope).",
+      effect: forms.length === 0 ? WORKS : "Works: the provider reads each as the contract's form (an integer id as its decimal string, a Unix time as RFC 3339, digits as the integer, the record out of its envelope, a camelCase name as the contract's).",
     });
   }
 
@@ -596,12 +596,12 @@ class ApiCheck {
     this.note({
       assumption: "Field names are `snake_case` on the wire.",
       holds: camel.length === 0,
-      breaking: true,
+      breaking: false,
       seen: camel.length === 0 ? "every field name was snake_case" : `camelCase field names: ${camel.slice(0, 8).map((k) => `\`${k}\``).join(", ")}`,
       effect:
         camel.length === 0
           ? WORKS
-          : "The provider cannot read the records (it looks for `plan_id`, `used_bytes`, `has_more`...): orders, lists and usage fail with an unexpected-response error.",
+          : "Works: a field the contract names is read in camelCase too (`planId` as `plan_id`, `hasMore` as `has_more`); fields it does not name are kept as they are.",
     });
     const without = this.answers.filter((a) => !a.headers["x-request-id"]);
     this.note({

@@ -231,7 +231,8 @@ export function toUsage(wire: z.infer<typeof usageWire>): Usage {
  *   send them (a cursor that is the last id seen), is its decimal string: both are opaque to the client;
  * - a time (`*_at`, usage's `as_of`, `start` and `end`) sent as a number, as APIs that write Unix times send it
  *   (Stripe's), is that Unix time (seconds, or milliseconds: contract/unix-time.ts) written in RFC 3339;
- * - an integer sent as a string of digits (`"8080"`), as protobuf's JSON writes 64-bit integers, is that integer.
+ * - an integer sent as a string of digits (`"8080"`), as protobuf's JSON writes 64-bit integers, is that integer;
+ * - a field named in camelCase (`planId`), as APIs written in JavaScript or Java name them, is that field.
  * A record that is not the body itself but inside an envelope (`{ "data": { ...order } }`, the seed's list's envelope
  * around one record, or `{ "order": { ... } }`: envelope.ts) is read from there. `rewritten`, when given, is told each such form a read record was in.
  */
@@ -264,8 +265,14 @@ function asContract(schema: z.ZodType, value: unknown, path: string, found: stri
   if (!(schema instanceof z.ZodObject) || value === null || typeof value !== "object" || Array.isArray(value)) return value;
   const read: Record<string, unknown> = { ...(value as Record<string, unknown>) };
   for (const [name, field] of Object.entries(schema.shape as Record<string, z.ZodType>)) {
-    const given = read[name];
     const at = path ? `${path}.${name}` : name;
+    const camel = camelCase(name);
+    if (read[name] === undefined && camel !== name && read[camel] !== undefined) {
+      read[name] = read[camel];
+      delete read[camel];
+      found.push(`\`${at}\` named in camelCase`);
+    }
+    const given = read[name];
     const asNumber = typeof given === "number" && !field.safeParse(given).success ? contractForm(name, given) : undefined;
     if (given === null && isList(field)) read[name] = [];
     else if (given === null && field instanceof z.ZodOptional && !field.safeParse(null).success) delete read[name];

@@ -54,6 +54,16 @@ describe("GET /v1/proxies", () => {
     api.done();
   });
 
+  it("reads field names in camelCase as the contract's: hasMore and nextCursor page on, orderId is the proxy's order", async () => {
+    const api = mockApi();
+    const camel = (n: number) => ({ ip: `198.51.100.${n}`, port: 8080, type: "datacenter", country: "US", orderId: "ord_1", expiresAt: "2027-01-01T00:00:00Z" });
+    api.pool.intercept({ path: "/v1/proxies", method: "GET" }).reply(200, { data: [camel(1)], hasMore: true, nextCursor: "c2" });
+    api.pool.intercept({ path: "/v1/proxies?cursor=c2", method: "GET" }).reply(200, { data: [camel(2)], hasMore: false, nextCursor: null });
+    const proxies = await api.client.listProxies();
+    expect(proxies).toEqual([1, 2].map((n) => ({ ip: `198.51.100.${n}`, port: 8080, type: "datacenter", country: "US", orderId: "ord_1", expiresAt: "2027-01-01T00:00:00Z" })));
+    api.done();
+  });
+
   it("follows a next_cursor sent as an integer (the last id seen, as APIs keyed by database sequences page) as its digits", async () => {
     const api = mockApi();
     api.pool.intercept({ path: "/v1/proxies", method: "GET" }).reply(200, { data: [proxy(1)], has_more: true, next_cursor: 1001 });
