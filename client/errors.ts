@@ -95,8 +95,37 @@ export class PlanNotFoundError extends ProxyApiError {}
 export class RateLimitError extends ProxyApiError {}
 /** 5xx: the server failed, after the client's retries. */
 export class ServerError extends ProxyApiError {}
-/** The request never got a response: connection refused or reset, DNS, or a timeout. */
+/** The request never got a response: connection refused or reset, DNS, a certificate not trusted, or a timeout. */
 export class ConnectionError extends ProxyApiError {}
+
+/** Node's codes for a TLS certificate it does not trust (OpenSSL's verification errors, and a name it does not cover). */
+const UNTRUSTED_CERTIFICATE = new Set([
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "CERT_HAS_EXPIRED",
+  "CERT_NOT_YET_VALID",
+  "CERT_UNTRUSTED",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+]);
+
+/**
+ * What to do about a request that got no response with network error `code`. A certificate Node does not trust is most
+ * often one signed by an organisation's own authority (a TLS-inspecting gateway): Node trusts the authorities it ships
+ * with, not the system's, unless told.
+ */
+export function connectionAdvice(code: string): string {
+  if (UNTRUSTED_CERTIFICATE.has(code)) {
+    return (
+      "The API's TLS certificate is not one Node trusts. If your organisation signs it (a TLS-inspecting gateway, an " +
+      "internal API), point NODE_EXTRA_CA_CERTS at that authority's PEM file in the environment `pulumi` runs in; if it " +
+      "expired or names another host, check proxy:baseUrl. Certificate checks are never turned off."
+    );
+  }
+  return "Check proxy:baseUrl (or PROXY_API_BASE_URL) and that the API is reachable; the request is safe to repeat.";
+}
 /** A 2xx response whose body does not match the contract. */
 export class UnexpectedResponseError extends ProxyApiError {}
 /**

@@ -11,6 +11,7 @@ import { realClock, type Clock } from "./clock";
 import { defaultDispatcher } from "./dispatcher";
 import {
   ConnectionError,
+  connectionAdvice,
   errorFromResponse,
   ProxyApiError,
   RateLimitError,
@@ -369,8 +370,7 @@ export class RequestSender {
     const cause = new Error(safeDetail);
     cause.name = code;
     return new ConnectionError(
-      `${method} ${path} got no response from ${this.options.baseUrl} (${code}: ${safeDetail}). ` +
-        "Check proxy:baseUrl (or PROXY_API_BASE_URL) and that the API is reachable; the request is safe to repeat.",
+      `${method} ${path} got no response from ${this.options.baseUrl} (${code}: ${safeDetail}). ${connectionAdvice(code)}`,
       { code, method, path, cause },
     );
   }

@@ -1,6 +1,10 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { execFile, execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer as createHttpsServer } from "node:https";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { ProxyApiClient } from "../../client/client";
 import {
@@ -16,6 +20,8 @@ import {
 } from "../../client/errors";
 import { waitForOrder } from "../../provider/api/wait";
 import { SANDBOX_READ_ONLY_API_KEY, startSandbox } from "../../sandbox";
+import { MINIMAL_USAGE as USAGE } from "../helpers/contract-records";
+import { REPO_ROOT } from "../helpers/pulumi";
 import { activeOrder, sandboxClock, useSandbox } from "../helpers/sandbox";
 
 const sandbox = useSandbox();
@@ -196,6 +202,32 @@ describe("sandbox limits and persistence", () => {
       expect(second.createdOrders).toHaveLength(0);
       await second.stop();
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("an API behind a TLS certificate Node does not trust (an organisation's own authority)", () => {
+  it("fails naming NODE_EXTRA_CA_CERTS, and works in a process that trusts the authority through it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pulumi-proxy-api-tls-"));
+    const [key, cert] = [join(dir, "key.pem"), join(dir, "cert.pem")];
+    execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"], { stdio: "ignore" });
+    const api = createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert) }, (_, res) => {
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(USAGE));
+    });
+    await new Promise<void>((resolve) => api.listen(0, "127.0.0.1", resolve));
+    const baseUrl = `https://127.0.0.1:${(api.address() as AddressInfo).port}`;
+    try {
+      const client = new ProxyApiClient({ baseUrl, apiKey: "k", maxAttempts: 1 });
+      const error = (await client.getUsage().catch((e: unknown) => e)) as ConnectionError;
+      expect(error).toBeInstanceOf(ConnectionError);
+      expect(error.code).toBe("DEPTH_ZERO_SELF_SIGNED_CERT");
+      expect(error.message).toMatch(/TLS certificate is not one Node trusts\. .*point NODE_EXTRA_CA_CERTS at that authority's PEM file/);
+      const script = `new (require(${JSON.stringify(join(REPO_ROOT, "dist", "client", "index.js"))}).ProxyApiClient)({ baseUrl: process.argv[1], apiKey: "k" }).getUsage().then((u) => console.log(JSON.stringify(u)))`;
+      const { stdout } = await promisify(execFile)(process.execPath, ["-e", script, baseUrl], { env: { ...process.env, NODE_EXTRA_CA_CERTS: cert }, encoding: "utf8" });
+      expect(JSON.parse(stdout)).toMatchObject({ asOf: USAGE.as_of, requests: { used: 0, limit: null } });
+    } finally {
+      await new Promise((resolve) => api.close(resolve));
       rmSync(dir, { recursive: true, force: true });
     }
   });
