@@ -75,6 +75,14 @@ export async function probeProxy(proxy: ProxyToCheck, target: ProbeTarget, timeo
 }
 
 /**
+ * The ISO 3166-1 code of a two-letter country code: `UK` (reserved by ISO for the United Kingdom, and what many proxy
+ * vendors write) is `GB`, as geolocation services answer, and the EU's `EL` for Greece is `GR`.
+ */
+function isoCountry(code: string): string {
+  return code === "UK" ? "GB" : code === "EL" ? "GR" : code;
+}
+
+/**
  * Why a proxy whose target answered is unhealthy, or undefined when it is not: a status of 400 or more, or an exit in
  * another country than its record's, when the target names one (the proxy answers, but was sold for elsewhere).
  */
@@ -82,7 +90,7 @@ function verdict(proxy: ProxyToCheck, answer: Answer): Pick<HealthResult, "failu
   if (answer.status >= 400) return { failure: "target_status", message: `the target answered ${answer.status} through the proxy` };
   const sold = proxy.country?.toUpperCase();
   const exit = answer.exit.country;
-  if (sold && exit && /^[A-Z]{2}$/.test(sold) && exit !== sold) {
+  if (sold && exit && /^[A-Z]{2}$/.test(sold) && isoCountry(exit) !== isoCountry(sold)) {
     return { failure: "wrong_country", message: `the proxy exits in ${exit}, not in ${sold} as its record says` };
   }
   return undefined;

@@ -101,6 +101,10 @@ describe("checking proxies through themselves", () => {
     // A record that names no country is held to none.
     const unsold = await checkProxies([{ ...httpElsewhere, country: undefined }], { target: target() });
     expect(unsold.results[0]).toMatchObject({ healthy: true, exitCountry: "DE" });
+    // Sold as "UK", as many vendors write the United Kingdom: geolocation answers its ISO code, GB.
+    const [british] = (await proxiesOf("isp-gb-2")) as [ProxyRecord];
+    const sold = await checkProxies([{ ...british, country: "UK" }, { ...british, country: "uk" }, { ...british, country: "IE" }], { target: target() });
+    expect(sold.results.map((r) => [r.healthy, r.exitCountry])).toEqual([[true, "GB"], [true, "GB"], [false, "GB"]]);
   });
 
   it("tells a target the proxy cannot reach from a dead proxy, in both protocols", async () => {
