@@ -1,24 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
-import { parseRetryAfter } from "../../contract/rate-limit";
 import { backoffDelay, isRetryable, jitter } from "../../client/retry";
 import { formatDuration, parseDuration } from "../../provider/shared/duration";
 import { nextPurchaseKey, purchaseKey } from "../../provider/state/idempotency";
-
-describe("parseRetryAfter", () => {
-  const now = Date.parse("2026-11-21T10:00:00Z");
-  it.each([
-    ["120", 120_000],
-    [" 0 ", 0],
-    ["Sat, 21 Nov 2026 10:00:30 GMT", 30_000],
-    ["Sat, 21 Nov 2026 09:00:00 GMT", 0],
-    ["soon", undefined],
-    ["1.5", 1500],
-    ["-3", undefined],
-    [undefined, undefined],
-  ])("%s -> %s", (value, expected) => {
-    expect(parseRetryAfter(value as string | undefined, now)).toBe(expected);
-  });
-});
 
 describe("retry decision", () => {
   it.each([

@@ -122,6 +122,8 @@ describe("rate-limit hints, read in every form the contract names", () => {
 
   it("reads Retry-After as delta seconds (whole, or in fractions as rate-limiter-flexible's middleware sends them) or an HTTP date, and nothing else", () => {
     expect(readRateLimitHints({ "retry-after": "7" }, NOW).retryAfterMs).toBe(7000);
+    expect(parseRetryAfter("120", NOW)).toBe(120_000);
+    expect(parseRetryAfter(" 0 ", NOW)).toBe(0);
     expect(parseRetryAfter("2.5", NOW)).toBe(2500);
     expect(parseRetryAfter("0.5321", NOW)).toBe(533);
     expect(parseRetryAfter(new Date(NOW + 5000).toUTCString(), NOW)).toBe(5000);
