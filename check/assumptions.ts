@@ -317,10 +317,10 @@ class ApiCheck {
         assumption,
         holds: false,
         breaking: false,
-        seen: `limit=1 answered ${page.data.length} proxies without \`has_more\`, and a Link header naming the next page${linked.cursor === undefined ? " without a cursor" : ""}`,
+        seen: `limit=1 answered ${page.data.length} proxies without \`has_more\`, and a Link header naming the next page${linked.cursor === undefined ? ` without a cursor (${linked.target})` : ""}`,
         effect:
           linked.cursor === undefined
-            ? "getProxies and getProxyHealth fail with an error naming the Link header (the list would be read in part); refresh reads each order by id instead of the list."
+            ? "Works: the next page the Link header names is asked for with its query as written, where it is this list's (elsewhere, getProxies fails naming it)."
             : "Works: the cursor of the next page the Link header names is followed.",
       });
       return;

@@ -72,17 +72,19 @@ export class ProxyApiClient {
   }
 
   /**
-   * Iterates over the pages of `GET /v1/proxies`, following `next_cursor`, or the `cursor` of the next page a `Link`
-   * header names where the body says nothing of more pages.
+   * Iterates over the pages of `GET /v1/proxies`, following `next_cursor`, or the next page a `Link` header names
+   * where the body says nothing of more pages: its `cursor`, or else its whole query (a page number), when it is this
+   * list's page.
    */
   async *listProxyPages(filters: ProxyFilters = {}, options: CallOptions = {}): AsyncGenerator<ProxyPage> {
     const seen = new Set<string>();
     let cursor: string | undefined;
+    let linkQuery: Record<string, string> | undefined;
     do {
       const res = await this.sender.send({
         method: "GET",
         path: "/proxies",
-        query: {
+        query: linkQuery ?? {
           limit: filters.pageSize === undefined ? undefined : String(filters.pageSize),
           cursor,
           type: joinList(filters.type),
@@ -95,12 +97,14 @@ export class ProxyApiClient {
       if (wire.has_more === true && !wire.next_cursor) {
         throw unexpected(res, "GET", "/v1/proxies", "has_more is true but next_cursor is missing");
       }
-      const page = { ...toProxyPage(wire), ...linkedPage(wire, res) };
+      const { query, ...linked } = linkedPage(wire, res, `${this.baseUrl}/v1/proxies`);
+      const page = { ...toProxyPage(wire), ...linked };
       if (page.nextCursor !== undefined && seen.has(page.nextCursor)) {
         throw unexpected(res, "GET", "/v1/proxies", `next_cursor "${page.nextCursor}" repeats an earlier page`);
       }
       yield page;
       cursor = page.nextCursor;
+      linkQuery = query;
       if (cursor !== undefined) {
         seen.add(cursor);
       }
@@ -180,15 +184,25 @@ function unreadableOrder(res: ApiResponse, problem: string): UnexpectedResponseE
 
 /**
  * The next page of a list whose body says nothing of more (the seed's shape) but whose `Link` header names one: its
- * cursor; a list paged some other way fails, rather than being read as whole when it is not.
+ * cursor, or else the whole query of its target (`page=2`), sent as it is; the query's text then stands for the cursor,
+ * which is opaque to callers. A target other than this list (`listUrl`) fails, rather than the list being read in part
+ * or the key sent elsewhere.
  */
-function linkedPage(wire: { has_more?: boolean }, res: ApiResponse): Pick<ProxyPage, "nextCursor"> {
+function linkedPage(wire: { has_more?: boolean }, res: ApiResponse, listUrl: string): Pick<ProxyPage, "nextCursor"> & { query?: Record<string, string> } {
   const next = wire.has_more === undefined ? nextPageLink(res.headers["link"]) : undefined;
   if (next === undefined) return {};
-  if (next.cursor === undefined) {
-    throw unexpected(res, "GET", "/v1/proxies", 'its Link header names a next page (rel="next") without a cursor parameter, a way of paging this provider does not follow; the list would be read in part');
+  if (next.cursor !== undefined) return { nextCursor: next.cursor };
+  const list = new URL(listUrl);
+  let target: URL | undefined;
+  try {
+    target = new URL(next.target, list);
+  } catch {
+    target = undefined;
   }
-  return { nextCursor: next.cursor };
+  if (!target || target.origin !== list.origin || target.pathname.replace(/\/+$/, "") !== list.pathname) {
+    throw unexpected(res, "GET", "/v1/proxies", `its Link header names a next page elsewhere than this list (${next.target.split(/[?#]/)[0]}), which is not followed: the API key would go with it, and the list would be read in part`);
+  }
+  return { nextCursor: target.searchParams.toString(), query: Object.fromEntries(target.searchParams) };
 }
 
 function unexpected(res: ApiResponse, method: string, path: string, problem: string): UnexpectedResponseError {

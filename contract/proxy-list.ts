@@ -10,22 +10,24 @@ export const MAX_PROXY_PAGE_SIZE = 1000;
 export const MAX_ORDER_ID_FILTER = 100;
 
 /**
- * The next page a `Link` header (RFC 8288) names with `rel="next"`, as APIs that page by header write it: its `cursor`
- * query parameter when it has one (the contract's cursor, sent back as the contract sends it), or `{}` when it names
- * the next page some other way (a page number). Undefined when the header names no next page.
+ * The next page a `Link` header (RFC 8288) names with `rel="next"`, as APIs that page by header write it: its target
+ * as written, and its `cursor` query parameter when it has one (the contract's cursor, sent back as the contract sends
+ * it; without one, the target names the next page some other way, such as a page number). Undefined when the header
+ * names no next page.
  */
-export function nextPageLink(link: string | undefined): { cursor?: string } | undefined {
+export function nextPageLink(link: string | undefined): { target: string; cursor?: string } | undefined {
   for (const part of (link ?? "").split(/,\s*(?=<)/)) {
     const match = /^\s*<([^>]*)>(.*)$/.exec(part);
     const rels = /;\s*rel\s*=\s*(?:"([^"]*)"|([^\s;,"]+))/i.exec(match?.[2] ?? "");
     if (!match || !rels || !(rels[1] ?? rels[2] ?? "").toLowerCase().split(/\s+/).includes("next")) continue;
+    const target = match[1] ?? "";
     let cursor: string | null = null;
     try {
-      cursor = new URL(match[1] ?? "", "http://link.invalid").searchParams.get("cursor");
+      cursor = new URL(target, "http://link.invalid").searchParams.get("cursor");
     } catch {
       // A target that is no URL names the next page some other way.
     }
-    return cursor ? { cursor } : {};
+    return cursor ? { target, cursor } : { target };
   }
   return undefined;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { UnexpectedResponseError } from "../../client/errors";
-import { mockApi, PROXY } from "../helpers/mock-api";
+import { BASE_URL, mockApi, PROXY } from "../helpers/mock-api";
 
 const proxy = (n: number) => ({ ...PROXY, ip: `198.51.100.${n}`, username: `u${n}`, password: `p${n}`, order_id: "ord_1" });
 
@@ -109,12 +109,29 @@ describe("GET /v1/proxies", () => {
     api.done();
   });
 
-  it("refuses a next page a Link header names by page number instead of reading the list in part", async () => {
+  it("follows a next page a Link header names by page number, sending its query as written, until a page names none", async () => {
     const api = mockApi();
-    api.pool.intercept({ path: "/v1/proxies", method: "GET" }).reply(200, { data: [proxy(1)] }, { headers: { link: '<https://api.example.com/v1/proxies?page=2>; rel="next"' } });
-    const error = await api.client.listProxies().catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(UnexpectedResponseError);
-    expect((error as Error).message).toMatch(/Link header names a next page .*without a cursor parameter/);
+    // An absolute target on the API's origin, then a relative one.
+    const next = (page: number) => ({ headers: { link: `<${page === 2 ? BASE_URL : ""}/v1/proxies?per_page=2&page=${page}>; rel="next"` } });
+    api.pool.intercept({ path: "/v1/proxies?limit=2&type=isp", method: "GET" }).reply(200, { data: [proxy(1), proxy(2)] }, next(2));
+    api.pool.intercept({ path: "/v1/proxies?per_page=2&page=2", method: "GET" }).reply(200, { data: [proxy(3), proxy(4)] }, next(3));
+    api.pool.intercept({ path: "/v1/proxies?per_page=2&page=3", method: "GET" }).reply(200, { data: [proxy(5)] });
+    expect((await api.client.listProxies({ pageSize: 2, type: "isp" })).map((p) => p.ip)).toEqual([1, 2, 3, 4, 5].map((n) => `198.51.100.${n}`));
+    // A page that names itself as the next is a loop.
+    api.pool.intercept({ path: "/v1/proxies", method: "GET" }).reply(200, { data: [proxy(1)] }, next(2));
+    api.pool.intercept({ path: "/v1/proxies?per_page=2&page=2", method: "GET" }).reply(200, { data: [proxy(2)] }, next(2));
+    await expect(api.client.listProxies()).rejects.toThrow(/repeats an earlier page/);
+    api.done();
+  });
+
+  it("refuses a next page a Link header names elsewhere than the list, instead of sending the key there", async () => {
+    const api = mockApi();
+    for (const target of ["https://elsewhere.example.net/v1/proxies?page=2", `${BASE_URL}/v2/proxies?page=2`]) {
+      api.pool.intercept({ path: "/v1/proxies", method: "GET" }).reply(200, { data: [proxy(1)] }, { headers: { link: `<${target}>; rel="next"` } });
+      const error = await api.client.listProxies().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UnexpectedResponseError);
+      expect((error as Error).message).toMatch(/Link header names a next page elsewhere than this list \(https:\/\/\S+\/proxies\), which is not followed/);
+    }
     api.done();
   });
 
