@@ -5,7 +5,6 @@
  */
 import type { Dispatcher } from "undici";
 import { readRateLimitHints } from "../contract";
-import { problemWire } from "../contract/wire";
 import { BudgetDeadlineError, RequestBudget, type Permit, type RequestPriority } from "./budget";
 import { realClock, type Clock } from "./clock";
 import { defaultDispatcher } from "./dispatcher";
@@ -16,8 +15,8 @@ import {
   ProxyApiError,
   RateLimitError,
   UnexpectedResponseError,
-  type ServerProblem,
 } from "./errors";
+import { readServerProblem } from "./problem";
 import { backoffDelay, isRetryable } from "./retry";
 import type { CallTrace, CallTracer } from "./trace";
 import { USER_AGENT } from "./version";
@@ -350,7 +349,7 @@ export class RequestSender {
     if ((res.statusCode >= 200 && res.statusCode < 300) || seeOther) {
       return { status: res.statusCode, headers: responseHeaders, body, requestId, retryAfterMs };
     }
-    const problem = this.readProblem(body, text);
+    const problem = readServerProblem(body, text, (said) => this.redact(said));
     return errorFromResponse({ status: res.statusCode, method: req.method, path, problem, requestId, retryAfterMs, location: responseHeaders.location });
   }
 
@@ -373,27 +372,6 @@ export class RequestSender {
       `${method} ${path} got no response from ${this.options.baseUrl} (${code}: ${safeDetail}). ${connectionAdvice(code)}`,
       { code, method, path, cause },
     );
-  }
-
-  /** Reads any of the error shapes the contract allows, redacting the key from all server text. */
-  private readProblem(body: unknown, text: string): ServerProblem {
-    const parsed = problemWire.safeParse(body);
-    if (!parsed.success) {
-      const snippet = snippetOf(text);
-      return { detail: snippet ? this.redact(snippet) : undefined };
-    }
-    const p = parsed.data;
-    const detail = p.detail ?? p.error?.message ?? p.message;
-    return {
-      code: p.code ?? p.error?.code,
-      title: p.title === undefined ? undefined : this.redact(p.title),
-      detail: detail === undefined ? undefined : this.redact(detail),
-      requestId: p.request_id,
-      fieldErrors: p.errors?.map((e) => ({
-        pointer: e.pointer,
-        detail: this.redact(e.detail ?? "invalid"),
-      })),
-    };
   }
 
   /** Removes the API key from text that came from outside (a server could echo the Authorization header). */
@@ -458,14 +436,4 @@ function describeNetworkError(error: unknown): { code: string; message: string }
     return { code: typeof code === "string" ? code : error.name, message: error.message };
   }
   return { code: "network", message: String(error) };
-}
-
-/**
- * What a body that is not a problem document says, on one line: an HTML page's title (gateways and limiters in front
- * of an API answer with pages, such as nginx's "503 Service Temporarily Unavailable"), or else its text without tags.
- */
-function snippetOf(text: string): string {
-  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1];
-  const plain = title ?? (/^\s*</.test(text) ? text.replace(/<[^>]*>/g, " ") : text);
-  return plain.replace(/\s+/g, " ").trim().slice(0, 200);
 }

@@ -73,6 +73,19 @@ describe("error responses", () => {
   });
 
   it.each([
+    ["FastAPI's (`detail` a list of { loc, msg })", 422, { detail: [{ loc: ["body", "plan_id"], msg: "field required", type: "value_error.missing" }] }, "/plan_id", "field required"],
+    ["Rails' (`errors` a map of field to messages)", 422, { errors: { plan_id: ["is not a plan", "is too short"] } }, "/plan_id", "is not a plan; is too short"],
+  ])("reads a refused field as %s write it", async (_name, status, body, pointer, detail) => {
+    const api = mockApi();
+    api.pool.intercept({ path: "/v1/orders", method: "POST" }).reply(status, body, { headers: { "x-request-id": "req_f" } });
+    const error = (await api.client.createOrder({ planId: "x", idempotencyKey: "k" }).catch((e) => e)) as ProxyApiError;
+    expect(error.fieldErrors).toEqual([{ pointer, detail }]);
+    expect(error.message).toContain(`${pointer}: ${detail}`);
+    expect(error.message).not.toContain("{");
+    api.done();
+  });
+
+  it.each([
     ["plain text", "upstream exploded", { "content-type": "text/plain" }, "unavailable", /upstream exploded/],
     ["{ error: { code, message } }", { error: { code: "unavailable", message: "maintenance" } }, {}, "unavailable", /maintenance/],
     ["{ detail, code }", { detail: "try later", code: "unavailable" }, {}, "unavailable", /try later/],
