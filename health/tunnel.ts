@@ -28,10 +28,13 @@ const MAX_HEAD = 16_384;
 /** The protocols a check speaks to a proxy. */
 export type ProxyProtocol = "http" | "socks5";
 
-/** The protocol a record names, in the check's terms (none is `http`, and so is `https`); undefined for any other. */
+/**
+ * The protocol a record names, in the check's terms (none is `http`, and so is `https`; `socks5h`, SOCKS5 that resolves
+ * names at the proxy, is `socks5`, which the check always asks to); undefined for any other.
+ */
 export function protocolOf(proxy: Pick<ProxyToCheck, "protocol">): ProxyProtocol | undefined {
   const protocol = (proxy.protocol ?? "http").toLowerCase();
-  return protocol === "http" || protocol === "https" ? "http" : protocol === "socks5" ? "socks5" : undefined;
+  return protocol === "http" || protocol === "https" ? "http" : protocol === "socks5" || protocol === "socks5h" ? "socks5" : undefined;
 }
 
 /** Opens the tunnel on a connected socket (written with `write`, read with `reader`) by the proxy's protocol. */
@@ -39,7 +42,7 @@ export async function openTunnel(proxy: ProxyToCheck, target: TunnelTarget, read
   const protocol = protocolOf(proxy);
   if (protocol === "http") return httpConnect(proxy, target, reader, write);
   if (protocol === "socks5") return socks5Connect(proxy, target, reader, write);
-  throw new ProbeFailure("unsupported_protocol", `the proxy's protocol "${(proxy.protocol ?? "").toLowerCase()}" is neither http nor socks5`);
+  throw new ProbeFailure("unsupported_protocol", `the proxy's protocol "${(proxy.protocol ?? "").toLowerCase()}" is none of http, https, socks5 and socks5h`);
 }
 
 async function httpConnect(proxy: ProxyToCheck, target: TunnelTarget, reader: SocketReader, write: (bytes: Buffer) => void): Promise<void> {

@@ -25,7 +25,7 @@ export interface ProxyToCheck {
  * username and password (`407`, or SOCKS5's authentication failure). `target_unreachable`: it could not reach the
  * target. `target_status`: the target answered through it with a status of 400 or more. `wrong_country`: the target
  * named a country other than the proxy's `country`. `protocol_error`: it answered something that is not the protocol.
- * `unsupported_protocol`: the proxy's protocol is neither `http` nor `socks5`.
+ * `unsupported_protocol`: the proxy's protocol is none of `http`, `https`, `socks5` and `socks5h`.
  */
 export type HealthFailure =
   | "refused"

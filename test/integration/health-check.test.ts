@@ -129,6 +129,12 @@ describe("checking proxies through themselves", () => {
     expect(report.results[1]).toMatchObject({ healthy: false, failure: "unsupported_protocol" });
   });
 
+  it("speaks SOCKS5 to a record that names socks5h (names resolved at the proxy, as the check always has them)", async () => {
+    const [socks] = (await proxiesOf("mobile-fr-1")) as [ProxyRecord];
+    const report = await checkProxies([{ ...socks, protocol: "socks5h" }, { ...socks, protocol: "SOCKS5H" }], { target: target() });
+    expect(report.results.map((r) => r.healthy)).toEqual([true, true]);
+  });
+
   it("checks at most `concurrency` proxies at once", async () => {
     let open = 0;
     let most = 0;
