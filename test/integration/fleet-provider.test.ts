@@ -205,6 +205,19 @@ describe("a fleet", () => {
     expect(lines).toContainEqual(expect.stringMatching(/its 2 order\(s\) stay active: the API has no cancel endpoint/));
     expect(keysBought()).toHaveLength(2);
   });
+
+  it("is not imported from orders whose records name no plan: the error names them and adoptOrderId", async () => {
+    const { outs } = await created(inputs({ orders: 2 }));
+    const deviant = await startDeviantApi(sandbox.current, "order-without-plan-id");
+    try {
+      const ids = outs.members.map((m) => m.orderId);
+      await expect(provider(deviant.url).p.importFleet(ids.join(","), { project: "proj", stack: "dev", resourceName: "edge" })).rejects.toThrow(
+        `order(s) ${ids.join(", ")} names no plan_id`,
+      );
+    } finally {
+      await deviant.stop();
+    }
+  });
 });
 
 describe("an update in place", () => {
