@@ -140,7 +140,7 @@ export class FleetProvider implements Omit<Engine, "read"> {
     const found = read.filter((order): order is Order => order !== "gone");
     if (found.length < ids.length) throw new ProxyError(importNotFound(ids.filter((_, i) => read[i] === "gone"), true), "import_not_found");
     const unnamed = found.filter((o) => o.planId === undefined).map((o) => o.id);
-    if (unnamed.length > 0) throw new ProxyError(importPlanUnknown(unnamed), "import_plan_unknown");
+    if (unnamed.length > 0) throw new ProxyError(importPlanUnknown(unnamed, true), "import_plan_unknown");
     const plans = [...new Set(found.map((o) => o.planId))];
     if (plans.length > 1) {
       throw new ProxyError(`A fleet holds orders of one plan; these are of ${plans.join(", ")}. Import them as separate fleets. Nothing was imported.`, "import_plan_mismatch");

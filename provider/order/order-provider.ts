@@ -160,7 +160,7 @@ export class OrderProvider implements Omit<Engine, "read"> {
     const account = this.core.account();
     const order = await this.core.flow.readOrder(account, id);
     if (order === "gone") throw new ProxyError(importNotFound([id], false), "import_not_found");
-    if (order.planId === undefined) throw new ProxyError(importPlanUnknown([id]), "import_plan_unknown");
+    if (order.planId === undefined) throw new ProxyError(importPlanUnknown([id], false), "import_plan_unknown");
     const inputs: OrderInputs = {
       planId: order.planId,
       waitForReady: INPUT_DEFAULTS.waitForReady,

@@ -184,12 +184,15 @@ export function importNotFound(ids: string[], fleet: boolean): string {
 
 /**
  * Orders to import whose records name no plan (an API that leaves `plan_id` out): import cannot write the `planId` a
- * program declares; adopting by id can, with the plan the program names.
+ * program declares; adopting by id can, with the plan the program names (a `ProxyOrder` only: a fleet adopts nothing).
  */
-export function importPlanUnknown(ids: string[]): string {
+export function importPlanUnknown(ids: string[], fleet: boolean): string {
+  const instead = fleet
+    ? `Declare each as a ProxyOrder with its planId and adoptOrderId (such as adoptOrderId: "${ids[0]}") instead`
+    : `Declare the resource with its planId and adoptOrderId: "${ids[0]}" instead`;
   return (
     `The API's record of order(s) ${ids.join(", ")} names no plan_id, so import cannot tell the planId a program declares. ` +
-    `Declare the resource with its planId and adoptOrderId: "${ids[0]}" instead: it takes the order over, buying nothing. Nothing was imported.`
+    `${instead}: it takes the order over, buying nothing. Nothing was imported.`
   );
 }
 

@@ -212,7 +212,7 @@ describe("a fleet", () => {
     try {
       const ids = outs.members.map((m) => m.orderId);
       await expect(provider(deviant.url).p.importFleet(ids.join(","), { project: "proj", stack: "dev", resourceName: "edge" })).rejects.toThrow(
-        `order(s) ${ids.join(", ")} names no plan_id`,
+        `order(s) ${ids.join(", ")} names no plan_id, so import cannot tell the planId a program declares. Declare each as a ProxyOrder with its planId and adoptOrderId`,
       );
     } finally {
       await deviant.stop();
