@@ -232,7 +232,8 @@ export function toUsage(wire: z.infer<typeof usageWire>): Usage {
  * - a time (`*_at`, usage's `as_of`, `start` and `end`) sent as a number, as APIs that write Unix times send it
  *   (Stripe's), is that Unix time (seconds, or milliseconds: contract/unix-time.ts) written in RFC 3339;
  * - an integer sent as a string of digits (`"8080"`), as protobuf's JSON writes 64-bit integers, is that integer;
- * - a field named in camelCase (`planId`), as APIs written in JavaScript or Java name them, is that field.
+ * - a field named in camelCase (`planId`), as APIs written in JavaScript or Java name them, is that field;
+ * - a string where the schema has a record of a `message` (`"status_reason": "out of stock"`) is that message.
  * A record that is not the body itself but inside an envelope (`{ "data": { ...order } }`, the seed's list's envelope
  * around one record, or `{ "order": { ... } }`: envelope.ts) is read from there. `rewritten`, when given, is told each such form a read record was in.
  */
@@ -282,6 +283,9 @@ function asContract(schema: z.ZodType, value: unknown, path: string, found: stri
     } else if (typeof given === "string" && /^\d{1,15}$/.test(given) && !field.safeParse(given).success && field.safeParse(Number(given)).success) {
       read[name] = Number(given);
       found.push(`\`${at}\` as a string of digits`);
+    } else if (typeof given === "string" && !field.safeParse(given).success && field.safeParse({ message: given }).success) {
+      read[name] = { message: given };
+      found.push(`\`${at}\` as a string`);
     } else if (given !== undefined && given !== null) read[name] = asContract(field, given, at, found);
   }
   return read;

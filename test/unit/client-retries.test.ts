@@ -244,6 +244,13 @@ describe("GET /v1/orders/{id}", () => {
     api.done();
   });
 
+  it("reads a status_reason sent as a string as its message", async () => {
+    const api = mockApi();
+    api.pool.intercept({ path: "/v1/orders/ord_1", method: "GET" }).reply(200, { ...ORDER, status: "failed", status_reason: "out of stock in US" });
+    expect((await api.client.getOrder("ord_1")).order).toMatchObject({ status: "failed", statusReason: { message: "out of stock in US" } });
+    api.done();
+  });
+
   it("accepts a state it does not know (the waiter decides what to do with it)", async () => {
     const api = mockApi();
     api.pool.intercept({ path: "/v1/orders/ord_1", method: "GET" }).reply(200, { ...ORDER, status: "paused" });
