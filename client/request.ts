@@ -6,6 +6,7 @@
 import type { Dispatcher } from "undici";
 import { readRateLimitHints } from "../contract";
 import { BudgetDeadlineError, RequestBudget, type Permit, type RequestPriority } from "./budget";
+import { ACCEPTED_ENCODINGS, readBody, UndecodableBodyError } from "./body";
 import { realClock, type Clock } from "./clock";
 import { defaultDispatcher } from "./dispatcher";
 import {
@@ -41,7 +42,7 @@ export interface ClientOptions {
   maxRetryAfterMs?: number;
   /** Overall deadline of one call, all attempts and waits included. @default 120000 */
   callDeadlineMs?: number;
-  /** Largest response body read, in bytes; a larger one fails the call. @default 33554432 (32 MiB) */
+  /** Largest response body read, in bytes once decoded (gzip, deflate, br); a larger one fails the call. @default 33554432 (32 MiB) */
   maxResponseBytes?: number;
   /**
    * An undici `Dispatcher` (an `Agent`, `ProxyAgent` or `MockAgent`) to send through. By default undici's global
@@ -334,7 +335,17 @@ export class RequestSender {
     const { retryAfterMs } = hints;
     permit.settle({ status: res.statusCode, hints });
     const requestId = responseHeaders["x-request-id"];
-    const text = await readBounded(res.body, this.options.maxResponseBytes);
+    const text = await readBody(res.body, responseHeaders["content-encoding"], this.options.maxResponseBytes).catch((error: unknown) => {
+      if (!(error instanceof UndecodableBodyError)) throw error;
+      return new UnexpectedResponseError(`${req.method} ${path} returned ${res.statusCode} with ${this.redact(error.message)}. The API may have changed; please report it.`, {
+        status: res.statusCode,
+        code: error.code,
+        method: req.method,
+        path,
+        requestId,
+      });
+    });
+    if (text instanceof UnexpectedResponseError) return text;
     if (text === undefined) {
       return new UnexpectedResponseError(
         `${req.method} ${path} returned a body over ${this.options.maxResponseBytes} bytes; it was not read. ` +
@@ -358,6 +369,7 @@ export class RequestSender {
     return {
       authorization: `Bearer ${this.options.apiKey}`,
       accept: "application/json",
+      "accept-encoding": ACCEPTED_ENCODINGS,
       "user-agent": USER_AGENT,
       ...(req.body === undefined ? {} : { "content-type": "application/json" }),
       ...(req.idempotencyKey === undefined ? {} : { "idempotency-key": req.idempotencyKey }),
@@ -383,21 +395,6 @@ export class RequestSender {
 /** Replaces every occurrence of `secret` in `text` with `[redacted]`. */
 function redactSecret(text: string, secret: string): string {
   return secret.length > 0 ? text.split(secret).join("[redacted]") : text;
-}
-
-/** Reads a body as text, or returns undefined (and stops reading) once it passes `limit` bytes. */
-async function readBounded(body: AsyncIterable<Buffer | Uint8Array> & { destroy(): unknown }, limit: number): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > limit) {
-      body.destroy();
-      return undefined;
-    }
-    chunks.push(Buffer.from(chunk));
-  }
-  return Buffer.concat(chunks).toString("utf8");
 }
 
 /** The entries of `value` that are not undefined. */

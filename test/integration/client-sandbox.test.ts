@@ -1,10 +1,12 @@
 import { execFile, execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { ProxyApiClient } from "../../client/client";
 import {
@@ -17,6 +19,7 @@ import {
   PermissionError,
   PlanNotFoundError,
   ServerError,
+  UnexpectedResponseError,
 } from "../../client/errors";
 import { waitForOrder } from "../../provider/api/wait";
 import { SANDBOX_READ_ONLY_API_KEY, startSandbox } from "../../sandbox";
@@ -229,6 +232,53 @@ describe("an API behind a TLS certificate Node does not trust (an organisation's
     } finally {
       await new Promise((resolve) => api.close(resolve));
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("an API that compresses its answers", () => {
+  /** A server answering every request with `body` encoded by `encode`, under `Content-Encoding: coding`; records what it was asked to accept. */
+  async function compressing(coding: string, encode: (raw: Buffer) => Buffer, body: unknown = USAGE) {
+    const accepted: Array<string | undefined> = [];
+    const server = createHttpServer((req, res) => {
+      accepted.push(req.headers["accept-encoding"]);
+      res.writeHead(200, { "content-type": "application/json", "content-encoding": coding }).end(encode(Buffer.from(JSON.stringify(body))));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const client = new ProxyApiClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: "k", maxAttempts: 1, maxResponseBytes: 64 * 1024 });
+    return { client, accepted, close: () => new Promise((resolve) => server.close(resolve)) };
+  }
+
+  it.each([
+    ["gzip", gzipSync],
+    ["deflate", deflateSync],
+    ["br", brotliCompressSync],
+    ["gzip, br", (raw: Buffer) => brotliCompressSync(gzipSync(raw))],
+  ])("reads a body in %s, having said it accepts it", async (coding, encode) => {
+    const api = await compressing(coding, encode);
+    try {
+      expect(await api.client.getUsage()).toMatchObject({ asOf: USAGE.as_of });
+      expect(api.accepted).toEqual(["gzip, deflate, br"]);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it("refuses a coding it does not decode, a broken one, and a small body that decodes past maxResponseBytes, each naming why", async () => {
+    const cases: Array<[string, (raw: Buffer) => Buffer, unknown, RegExp]> = [
+      ["zstd", (raw) => raw, USAGE, /Content-Encoding "zstd" is not one this provider decodes/],
+      ["gzip", (raw) => raw.subarray(0, 10), USAGE, /gzip body could not be decoded/],
+      ["gzip", gzipSync, { ...USAGE, padding: "x".repeat(1024 * 1024) }, /a body over 65536 bytes/],
+    ];
+    for (const [coding, encode, body, says] of cases) {
+      const api = await compressing(coding, encode, body);
+      try {
+        const error = (await api.client.getUsage().catch((e: unknown) => e)) as UnexpectedResponseError;
+        expect(error).toBeInstanceOf(UnexpectedResponseError);
+        expect(error.message).toMatch(says);
+      } finally {
+        await api.close();
+      }
     }
   });
 });
