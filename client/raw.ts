@@ -1,9 +1,15 @@
 /**
  * One request as it is, for the contract check (check/probe.ts): through the client's dispatcher, so `HTTPS_PROXY`
  * and a test's interceptors apply as they do to the client, but with nothing of the client around it: no retry, no
- * wait for the rate limit, no reading of the answer. Its types are this package's, so undici's stay inside client/.
+ * wait for the rate limit, no reading of the answer but its decoding as the client decodes it (body.ts), with the
+ * codings the client accepts. Its types are this package's, so undici's stay inside client/.
  */
+import { ACCEPTED_ENCODINGS, readBody, UndecodableBodyError } from "./body";
 import { defaultDispatcher } from "./dispatcher";
+import { DEFAULT_CLIENT_OPTIONS } from "./request";
+
+/** The most of a body read: the client's own bound. */
+const MAX_BODY_BYTES = DEFAULT_CLIENT_OPTIONS.maxResponseBytes;
 
 /** A request to send as it is. */
 export interface RawRequest {
@@ -28,14 +34,20 @@ export async function sendRaw(request: RawRequest): Promise<RawAnswer> {
     origin: request.url.origin,
     path: `${request.url.pathname}${request.url.search}`,
     method: request.method,
-    headers: request.headers,
+    headers: { "accept-encoding": ACCEPTED_ENCODINGS, ...request.headers },
     body: request.body,
     headersTimeout: request.timeoutMs,
     bodyTimeout: request.timeoutMs,
   });
-  const text = await response.body.text();
   const headers = Object.fromEntries(
     Object.entries(response.headers).map(([name, value]) => [name.toLowerCase(), Array.isArray(value) ? value.join(", ") : String(value ?? "")]),
+  );
+  const text = await readBody(response.body, headers["content-encoding"], MAX_BODY_BYTES).then(
+    (read) => read ?? `(a body over ${MAX_BODY_BYTES} bytes, not read)`,
+    (error: unknown) => {
+      if (error instanceof UndecodableBodyError) return `(${error.message})`;
+      throw error;
+    },
   );
   return { status: response.statusCode, headers, text };
 }

@@ -5,6 +5,7 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { gzipSync } from "node:zlib";
 import { request } from "undici";
 import type { Sandbox } from "../../sandbox";
 
@@ -29,6 +30,8 @@ export type Deviation =
   | "order-without-proxies"
   /** Orders without their `plan_id`, as APIs that leave matching orders to plans to the client write them. */
   | "order-without-plan-id"
+  /** Every answer compressed with gzip, whatever the request accepts (as some gateways answer). */
+  | "gzip-always"
   /** Errors as plain text, without a problem document. */
   | "plain-text-errors"
   /** A new order answers 200 instead of 201, without Location. */
@@ -174,8 +177,9 @@ export async function startDeviantApi(sandbox: Sandbox, given: Deviation): Promi
       }
       // Such a server challenges for its own scheme, not the sandbox's Bearer.
       if (deviation === "x-api-key-auth" && status === 401) out["www-authenticate"] = 'ApiKey header="X-Api-Key"';
-      const json = JSON.stringify(body);
-      res.writeHead(status, { ...out, "content-length": String(Buffer.byteLength(json)) });
+      const json = deviation === "gzip-always" ? gzipSync(JSON.stringify(body)) : Buffer.from(JSON.stringify(body));
+      if (deviation === "gzip-always") out["content-encoding"] = "gzip";
+      res.writeHead(status, { ...out, "content-length": String(json.length) });
       res.end(json);
     })().catch((error: unknown) => {
       res.writeHead(502, { "content-type": "text/plain" });

@@ -101,6 +101,13 @@ describe("check-api", () => {
     expect(hints?.effect).toMatch(/^The reader, not the API, is the gap/);
   });
 
+  it("a server that compresses every answer with gzip: read as the client reads it, nothing breaks", async () => {
+    deviant = await startDeviantApi(sandbox.current, "gzip-always");
+    const findings = await check(deviant.url, "dc-us-5");
+    expect(anyBreaking(findings), JSON.stringify(findings, null, 1)).toBe(false);
+    expect(about(findings, "becomes `active`")).toMatchObject({ holds: true });
+  });
+
   it("a key refused as a Bearer token but taken as X-Api-Key: a breaking difference that names the header (exit 1), not nothing checked", async () => {
     deviant = await startDeviantApi(sandbox.current, "x-api-key-quiet");
     const findings = await check(deviant.url);

@@ -611,6 +611,7 @@ describe("a failure once the order exists", () => {
     ["whose orders carry no proxies (the list shows them), recording the listed ones", "order-without-proxies", undefined],
     ["whose orders name no plan, recording the plan bought", "order-without-plan-id", undefined],
     ["whose field names are camelCase, reading them as the contract's", "camel-case", undefined],
+    ["that compresses every answer with gzip, asked or not", "gzip-always", undefined],
   ] as const)("buys, waits and reads back through an API %s", async (_name, deviation, id) => {
     const deviant = await startDeviantApi(sandbox.current, deviation);
     try {
