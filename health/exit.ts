@@ -24,7 +24,7 @@ const COUNTRY_FIELDS = ["countryCode", "country_code", "country", "cc", "loc"];
 /** The address and country the target saw; an empty object when its body reports neither. */
 export function exitOf(body: string): Exit {
   const text = body.trim();
-  if (isIP(text)) return { ip: text };
+  if (isIP(text)) return { ip: addressIn(text) ?? text };
   const fields = jsonFields(text) ?? lineFields(text);
   if (!fields) return {};
   const ip = ADDRESS_FIELDS.map((field) => addressIn(fields[field])).find((found) => found !== undefined);
@@ -62,6 +62,10 @@ for (const [network, prefix] of [["::1", 128], ["fc00::", 7], ["fe80::", 10]] as
  */
 function addressIn(value: unknown): string | undefined {
   if (typeof value !== "string") return undefined;
-  const chain = value.split(",").map((part) => part.trim()).filter((part) => isIP(part) !== 0);
+  // An IPv4 address as an IPv6 socket reports it (`::ffff:203.0.113.7`) is that IPv4 address.
+  const chain = value
+    .split(",")
+    .map((part) => part.trim().replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, ""))
+    .filter((part) => isIP(part) !== 0);
   return [...chain].reverse().find((address) => !PRIVATE.check(address, isIP(address) === 6 ? "ipv6" : "ipv4")) ?? chain.at(-1);
 }

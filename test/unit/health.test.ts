@@ -18,6 +18,9 @@ describe("the exit address and country in an echo's answer", () => {
     ['{"origin":"203.0.113.7, 198.51.100.1"}', { ip: "198.51.100.1" }],
     ['{"origin":"198.51.100.1, 10.0.0.7"}', { ip: "198.51.100.1" }],
     ['{"origin":"127.0.0.1, 127.0.0.2"}', { ip: "127.0.0.2" }],
+    ['{"ip":"::ffff:203.0.113.7"}', { ip: "203.0.113.7" }],
+    ["::ffff:203.0.113.7", { ip: "203.0.113.7" }],
+    ['{"origin":"198.51.100.1, ::ffff:10.0.0.7"}', { ip: "198.51.100.1" }],
     ['{"query":"2001:db8::1","status":"success"}', { ip: "2001:db8::1" }],
     ["203.0.113.7\n", { ip: "203.0.113.7" }],
     // ipinfo's code, ip-api's name beside its code, ipapi.co's and ipwho.is's country_code, Cloudflare's trace lines.
