@@ -416,7 +416,7 @@ class ApiCheck {
           first.status >= 300
             ? `Nothing was bought, so purchases, replays and readiness were not checked. Fix what the answer says (a plan id the API knows, a balance) and run the check again.`
             : named
-              ? `Works: a purchase's answer cannot be read (${unread}), but it names the order it made (${named}), which is then read by id and waited for as any other; with \`waitForReady: false\` it is recorded as not yet read, and the next \`pulumi up\` reads it.`
+              ? `Works: a purchase's answer cannot be read (${unread}), but it names the order it made (${named}), which is then read by id and waited for as any other (read once with \`waitForReady: false\`).`
               : `A purchase is made but its answer cannot be read (${unread}) nor names the order: create fails after buying, and nothing records the order; the next \`pulumi up\` finds it again only by replaying the same idempotency key, while the API keeps replays (24 hours in the contract).`,
       });
       if (first.status >= 300 || !named) return;

@@ -173,8 +173,8 @@ class OrderPurchases implements PurchaseFlow {
   /**
    * A purchase whose answer could not be read but names the order it made: the order exists. Its reads may be readable
    * where the purchase's answer was not (a `201` with its `Location` alone, as many APIs answer a creation), so the wait
-   * carries on with it, as with any order bought; the order is unfinished (recorded as pending) when it is not to be
-   * waited for, or when its reads fail too.
+   * carries on with it, as with any order bought (or, not to be waited for, one read of it stands for the answer); the
+   * order is unfinished (recorded as pending) when its reads fail too.
    */
   private async afterUnreadable(
     account: Account,
@@ -185,8 +185,16 @@ class OrderPurchases implements PurchaseFlow {
   ): Promise<PurchaseOutcome> {
     const order = { id: created.orderId, planId: request.planId, status: "pending" };
     const reason = created.message.replace(/\.\s*$/, "");
-    if (!request.waitForReady) return { kind: "unfinished", order, purchaseKey: key, reason };
     this.options.log.info(`proxy: the purchase's answer names order ${order.id} but could not be read; reading the order itself`);
+    if (!request.waitForReady) {
+      try {
+        const { order: read } = await account.api.getOrder(order.id, { onHeld, deadline: request.deadline });
+        return { kind: "done", order: await account.activeProxies.complete(read, this.options.log), purchaseKey: key };
+      } catch (error) {
+        if (!(error instanceof ProxyError)) throw error;
+        return { kind: "unfinished", order, purchaseKey: key, reason: `${reason}. Reading it afterwards failed too: ${error.message.replace(/\.\s*$/, "")}` };
+      }
+    }
     const outcome = await this.waitFor(account, order, key, request, onHeld);
     return outcome.kind === "unfinished" ? { ...outcome, reason: `${reason}. Reading it afterwards failed too: ${outcome.reason}` } : outcome;
   }

@@ -658,6 +658,10 @@ describe("a failure once the order exists", () => {
       expect((created.outs as OrderOutputs).proxies).toHaveLength(5);
       expect(lines).toContain(`info proxy: the purchase's answer names order ${bought?.id} but could not be read; reading the order itself`);
       expect(sandbox.current.createdOrders).toHaveLength(1);
+      // Not waited for: one read stands for the answer, and the create records the order as that read found it.
+      const unwaited = await p.create(inputs({ waitForReady: false, idempotencyKey: "unwaited" }));
+      expect(unwaited.outs).toMatchObject({ orderId: sandbox.current.createdOrders[1]?.id, status: "pending" });
+      expect(sandbox.current.createdOrders).toHaveLength(2);
     } finally {
       await deviant.stop();
     }
