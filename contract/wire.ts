@@ -233,7 +233,9 @@ export function toUsage(wire: z.infer<typeof usageWire>): Usage {
  *   (Stripe's), is that Unix time (seconds, or milliseconds: contract/unix-time.ts) written in RFC 3339;
  * - an integer sent as a string of digits (`"8080"`), as protobuf's JSON writes 64-bit integers, is that integer;
  * - a field named in camelCase (`planId`), as APIs written in JavaScript or Java name them, is that field;
- * - a string where the schema has a record of a `message` (`"status_reason": "out of stock"`) is that message.
+ * - a string where the schema has a record of a `message` (`"status_reason": "out of stock"`) is that message;
+ * - a time with no zone (`2027-01-01 00:00:00`, as APIs that write their database's times send it) is that time in
+ *   UTC, where the machine's local time would move every expiry by its offset.
  * A record that is not the body itself but inside an envelope (`{ "data": { ...order } }`, the seed's list's envelope
  * around one record, or `{ "order": { ... } }`: envelope.ts) is read from there. `rewritten`, when given, is told each such form a read record was in.
  */
@@ -283,6 +285,9 @@ function asContract(schema: z.ZodType, value: unknown, path: string, found: stri
     } else if (typeof given === "string" && /^\d{1,15}$/.test(given) && !field.safeParse(given).success && field.safeParse(Number(given)).success) {
       read[name] = Number(given);
       found.push(`\`${at}\` as a string of digits`);
+    } else if (typeof given === "string" && TIME_FIELD.test(name) && NAIVE_TIME.test(given)) {
+      read[name] = `${given.replace(" ", "T")}Z`;
+      found.push(`\`${at}\` without a time zone (read as UTC)`);
     } else if (typeof given === "string" && !field.safeParse(given).success && field.safeParse({ message: given }).success) {
       read[name] = { message: given };
       found.push(`\`${at}\` as a string`);
@@ -298,6 +303,9 @@ function isList(schema: z.ZodType): boolean {
 
 /** The wire's times: `*_at`, and usage's `as_of` and its period's `start` and `end`. */
 const TIME_FIELD = /_at$|^as_of$|^start$|^end$/;
+
+/** A date and time with no zone (`2027-01-01T00:00:00`, or SQL's `2027-01-01 00:00:00`), which Date reads as local. */
+const NAIVE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?$/;
 
 /** The contract's form of a number sent for an identifier or a time (readWire), or undefined for any other field. */
 function contractForm(name: string, value: number): string | undefined {

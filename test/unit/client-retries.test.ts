@@ -244,6 +244,20 @@ describe("GET /v1/orders/{id}", () => {
     api.done();
   });
 
+  it("reads a time with no zone (SQL's or ISO's) as UTC, whatever the machine's zone", async () => {
+    const api = mockApi();
+    api.pool.intercept({ path: "/v1/orders/ord_1", method: "GET" }).reply(200, {
+      ...ORDER,
+      status: "active",
+      created_at: "2027-01-15T10:00:00",
+      proxies: [{ ...PROXY, expires_at: "2027-02-15 10:00:00.250" }],
+    });
+    const { order } = await api.client.getOrder("ord_1");
+    expect(order).toMatchObject({ createdAt: "2027-01-15T10:00:00Z", proxies: [{ expiresAt: "2027-02-15T10:00:00.250Z" }] });
+    expect(Date.parse(order.proxies?.[0]?.expiresAt ?? "")).toBe(Date.UTC(2027, 1, 15, 10, 0, 0, 250));
+    api.done();
+  });
+
   it("reads a status_reason sent as a string as its message", async () => {
     const api = mockApi();
     api.pool.intercept({ path: "/v1/orders/ord_1", method: "GET" }).reply(200, { ...ORDER, status: "failed", status_reason: "out of stock in US" });
