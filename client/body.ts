@@ -53,10 +53,17 @@ export async function readBody(body: Readable, contentEncoding: string | undefin
       chunks.push(Buffer.from(chunk));
     }
   } catch (error) {
-    if (codings.length === 0) throw error;
+    // A failure of the body itself (a reset, a timeout) stays what it is, and the call is retried as for any other.
+    if (!isZlibError(error)) throw error;
     throw new UndecodableBodyError(`the answer's ${codings.join(", ")} body could not be decoded (${error instanceof Error ? error.message : String(error)})`);
   }
   return Buffer.concat(chunks).toString("utf8");
+}
+
+/** A decoder's own failure (zlib's codes, and brotli's): the coding is broken. */
+function isZlibError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /^(Z_|ERR__ERROR|ERR_BROTLI)/.test(code);
 }
 
 /** Stops reading a body: undici's reports the stop as an error, which nothing here waits for. */

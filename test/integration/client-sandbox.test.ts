@@ -264,6 +264,22 @@ describe("an API that compresses its answers", () => {
     }
   });
 
+  it("takes a compressed body cut off by the connection as no answer (to retry), not as a broken coding", async () => {
+    const server = createHttpServer((_, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
+      res.write(gzipSync(Buffer.from(JSON.stringify({ ...USAGE, padding: "x".repeat(100_000) }))).subarray(0, 200), () => res.socket?.destroy());
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const client = new ProxyApiClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey: "k", maxAttempts: 1 });
+      const error = await client.getUsage().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ConnectionError);
+      expect(error).not.toBeInstanceOf(UnexpectedResponseError);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it("refuses a coding it does not decode, a broken one, and a small body that decodes past maxResponseBytes, each naming why", async () => {
     const cases: Array<[string, (raw: Buffer) => Buffer, unknown, RegExp]> = [
       ["zstd", (raw) => raw, USAGE, /Content-Encoding "zstd" is not one this provider decodes/],
