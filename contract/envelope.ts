@@ -13,6 +13,7 @@ export function envelopedRecord(body: unknown): Record<string, unknown> | undefi
   return records.length === 1 ? records[0] : undefined;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+/** Whether `value` is a JSON object (not an array, not `null`). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }

@@ -11,7 +11,7 @@
 export * from "./errors";
 /** The `Idempotency-Key` rule, and how long the API replays a key. */
 export * from "./idempotency";
-/** Which order a purchase's answer names, by an id in its body (or its `data` envelope) or its `Location`. */
+/** Which order a purchase's answer names, by an id in its body (or its envelope) or its `Location`. */
 export * from "./location";
 /** The bounds of `GET /v1/proxies`'s query (its largest page, the most order ids one filter names) and `Link` paging. */
 export * from "./proxy-list";

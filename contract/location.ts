@@ -2,7 +2,7 @@
  * Which order a purchase's answer names, when its body is no order record: `POST /v1/orders` answers `201` with the
  * order and `Location: /v1/orders/{id}`, so an id in the body, or the `Location`, still says which order was made.
  */
-import { envelopedRecord } from "./envelope";
+import { envelopedRecord, isRecord } from "./envelope";
 
 /**
  * The order a purchase's answer names: a non-empty `id` (or `order_id`) in its body, or in its envelope (envelope.ts; a
@@ -10,9 +10,8 @@ import { envelopedRecord } from "./envelope";
  * (`/v1/orders/{id}`, as a path or a whole URL); undefined when neither names one.
  */
 export function orderNamedBy(body: unknown, location: string | undefined): string | undefined {
-  const record = (value: unknown) => (value !== null && typeof value === "object" ? (value as Record<string, unknown>) : undefined);
   const named = (value: Record<string, unknown> | undefined) => value?.id ?? value?.order_id;
-  const id = named(record(body)) ?? named(envelopedRecord(body));
+  const id = named(isRecord(body) ? body : undefined) ?? named(envelopedRecord(body));
   if (typeof id === "string" && id !== "") return id;
   if (typeof id === "number" && Number.isSafeInteger(id)) return String(id);
   const segment = location && /\/orders\/([^/?#]+)\/?(?:[?#].*)?$/.exec(location.trim())?.[1];

@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 import type { Same } from "./shapes";
-import { envelopedRecord } from "./envelope";
+import { envelopedRecord, isRecord } from "./envelope";
 import { readState } from "./states";
 import { unixTimeMs } from "./unix-time";
 import type { Order, ProxyPage, ProxyRecord, StatusReason, Usage } from "./types";
@@ -260,13 +260,13 @@ export function readWire<S extends z.ZodType>(
 
 /**
  * `value` with the forms readWire reads as the contract's rewritten so, at any depth of `schema`; each rewrite other
- * than a `null` left out is named in `found` (`port as a string of digits`), by its field's path.
+ * than of a `null` is named in `found` (`port as a string of digits`), by its field's path.
  */
 function asContract(schema: z.ZodType, value: unknown, path: string, found: string[]): unknown {
   if (schema instanceof z.ZodOptional || schema instanceof z.ZodNullable) return asContract(schema.unwrap() as z.ZodType, value, path, found);
   if (schema instanceof z.ZodArray && Array.isArray(value)) return value.map((item) => asContract(schema.element as z.ZodType, item, `${path}[]`, found));
-  if (!(schema instanceof z.ZodObject) || value === null || typeof value !== "object" || Array.isArray(value)) return value;
-  const read: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  if (!(schema instanceof z.ZodObject) || !isRecord(value)) return value;
+  const read: Record<string, unknown> = { ...value };
   for (const [name, field] of Object.entries(schema.shape as Record<string, z.ZodType>)) {
     const at = path ? `${path}.${name}` : name;
     const camel = camelCase(name);
@@ -276,21 +276,12 @@ function asContract(schema: z.ZodType, value: unknown, path: string, found: stri
       found.push(`\`${at}\` named in camelCase`);
     }
     const given = read[name];
-    const asNumber = typeof given === "number" && !field.safeParse(given).success ? contractForm(name, given) : undefined;
+    const scalar = typeof given === "number" || typeof given === "string" ? scalarForm(name, field, given) : undefined;
     if (given === null && isList(field)) read[name] = [];
     else if (given === null && field instanceof z.ZodOptional && !field.safeParse(null).success) delete read[name];
-    else if (asNumber !== undefined) {
-      read[name] = asNumber;
-      found.push(`\`${at}\` as a number`);
-    } else if (typeof given === "string" && /^\d{1,15}$/.test(given) && !field.safeParse(given).success && field.safeParse(Number(given)).success) {
-      read[name] = Number(given);
-      found.push(`\`${at}\` as a string of digits`);
-    } else if (typeof given === "string" && TIME_FIELD.test(name) && NAIVE_TIME.test(given)) {
-      read[name] = `${given.replace(" ", "T")}Z`;
-      found.push(`\`${at}\` without a time zone (read as UTC)`);
-    } else if (typeof given === "string" && !field.safeParse(given).success && field.safeParse({ message: given }).success) {
-      read[name] = { message: given };
-      found.push(`\`${at}\` as a string`);
+    else if (scalar) {
+      read[name] = scalar.value;
+      found.push(`\`${at}\` ${scalar.form}`);
     } else if (given !== undefined && given !== null) read[name] = asContract(field, given, at, found);
   }
   return read;
@@ -307,10 +298,21 @@ const TIME_FIELD = /_at$|^as_of$|^start$|^end$/;
 /** A date and time with no zone (`2027-01-01T00:00:00`, or SQL's `2027-01-01 00:00:00`), which Date reads as local. */
 const NAIVE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?$/;
 
-/** The contract's form of a number sent for an identifier or a time (readWire), or undefined for any other field. */
-function contractForm(name: string, value: number): string | undefined {
-  if (/(^|_)(id|cursor)$/.test(name) && Number.isSafeInteger(value)) return String(value);
-  if (TIME_FIELD.test(name) && Number.isFinite(value) && value > 0) return new Date(unixTimeMs(value)).toISOString();
+/**
+ * The contract's form of a number or string sent for field `name` (readWire's list), and the form it came in; undefined
+ * when it is in the contract's form already, or in none readWire reads.
+ */
+function scalarForm(name: string, field: z.ZodType, given: number | string): { value: unknown; form: string } | undefined {
+  const naive = typeof given === "string" && TIME_FIELD.test(name) && NAIVE_TIME.test(given);
+  if (naive) return { value: `${given.replace(" ", "T")}Z`, form: "without a time zone (read as UTC)" };
+  if (field.safeParse(given).success) return undefined;
+  if (typeof given === "number") {
+    if (/(^|_)(id|cursor)$/.test(name) && Number.isSafeInteger(given)) return { value: String(given), form: "as a number" };
+    if (TIME_FIELD.test(name) && Number.isFinite(given) && given > 0) return { value: new Date(unixTimeMs(given)).toISOString(), form: "as a number" };
+    return undefined;
+  }
+  if (/^\d{1,15}$/.test(given) && field.safeParse(Number(given)).success) return { value: Number(given), form: "as a string of digits" };
+  if (field.safeParse({ message: given }).success) return { value: { message: given }, form: "as a string" };
   return undefined;
 }
 
