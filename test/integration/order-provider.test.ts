@@ -15,7 +15,7 @@ import { PLANS } from "../../sandbox/catalogue";
 import { accountsPerTest, sandboxClock, useSandbox } from "../helpers/sandbox";
 import { orderInputs } from "../helpers/inputs";
 import { freePort } from "../helpers/ports";
-import { startDeviantApi } from "../helpers/deviant-api";
+import { startDeviantApi, type DeviantApi, type Deviation } from "../helpers/deviant-api";
 
 const sandbox = useSandbox();
 
@@ -33,6 +33,16 @@ function provider(extra: ProviderSeams = {}, target: () => Sandbox = () => sandb
     },
   });
   return { p, lines };
+}
+
+/** Runs `test` with a provider whose API is a deviant server (deviant-api.ts) in front of the sandbox, then stops it. */
+async function throughDeviant(deviation: Deviation, test: (api: ReturnType<typeof provider> & { deviant: DeviantApi }) => Promise<void>): Promise<void> {
+  const deviant = await startDeviantApi(sandbox.current, deviation);
+  try {
+    await test({ ...provider({}, () => ({ ...sandbox.current, url: deviant.url }) as Sandbox), deviant });
+  } finally {
+    await deviant.stop();
+  }
 }
 
 const inputs = orderInputs;
@@ -613,9 +623,7 @@ describe("a failure once the order exists", () => {
     ["whose field names are camelCase, reading them as the contract's", "camel-case", undefined],
     ["that compresses every answer with gzip, asked or not", "gzip-always", undefined],
   ] as const)("buys, waits and reads back through an API %s", async (_name, deviation, id) => {
-    const deviant = await startDeviantApi(sandbox.current, deviation);
-    try {
-      const { p } = provider({}, () => ({ ...sandbox.current, url: deviant.url }) as Sandbox);
+    await throughDeviant(deviation, async ({ p }) => {
       const given = inputs();
       const created = await p.create(given);
       expect(created.id).toBe(id ?? sandbox.current.createdOrders[0]?.id);
@@ -625,15 +633,11 @@ describe("a failure once the order exists", () => {
       expect(read.props).toMatchObject({ orderId: created.id, status: "active" });
       expect((await p.diff(created.id, read.props as OrderOutputs, given)).changes).toBe(false);
       expect(sandbox.current.createdOrders).toHaveLength(1);
-    } finally {
-      await deviant.stop();
-    }
+    });
   });
 
   it("adopts an order whose record names no plan as of the plan the program names, and refuses to import it, naming adoptOrderId", async () => {
-    const deviant = await startDeviantApi(sandbox.current, "order-without-plan-id");
-    try {
-      const { p } = provider({}, () => ({ ...sandbox.current, url: deviant.url }) as Sandbox);
+    await throughDeviant("order-without-plan-id", async ({ p }) => {
       const bought = await p.create(inputs({ planId: "isp-gb-2" }));
       expect(bought.outs).toMatchObject({ planId: "isp-gb-2", status: "active" });
       const adopted = await p.create(inputs({ planId: "isp-gb-2", adoptOrderId: bought.id }));
@@ -642,15 +646,11 @@ describe("a failure once the order exists", () => {
         new RegExp(`order\\(s\\) ${bought.id} names no plan_id, .*planId and adoptOrderId: "${bought.id}" instead`),
       );
       expect(sandbox.current.createdOrders).toHaveLength(1);
-    } finally {
-      await deviant.stop();
-    }
+    });
   });
 
   it("reads and waits for the order a purchase's Location names when its answer has no body, buying once", async () => {
-    const deviant = await startDeviantApi(sandbox.current, "location-only-purchase");
-    try {
-      const { p, lines } = provider({}, () => ({ ...sandbox.current, url: deviant.url }) as Sandbox);
+    await throughDeviant("location-only-purchase", async ({ p, lines }) => {
       const created = await p.create(inputs());
       const [bought] = sandbox.current.createdOrders;
       expect(created.id).toBe(bought?.id);
@@ -662,15 +662,11 @@ describe("a failure once the order exists", () => {
       const unwaited = await p.create(inputs({ waitForReady: false, idempotencyKey: "unwaited" }));
       expect(unwaited.outs).toMatchObject({ orderId: sandbox.current.createdOrders[1]?.id, status: "pending" });
       expect(sandbox.current.createdOrders).toHaveLength(2);
-    } finally {
-      await deviant.stop();
-    }
+    });
   });
 
   it("records the order an unreadable purchase names when its reads fail too, and the next up (an update) carries on with it", async () => {
-    const deviant = await startDeviantApi(sandbox.current, "unreadable-orders");
-    try {
-      const { p } = provider({}, () => ({ ...sandbox.current, url: deviant.url }) as Sandbox);
+    await throughDeviant("unreadable-orders", async ({ p, deviant }) => {
       const given = inputs();
       const error = (await p.create(given).catch((e: unknown) => e)) as PartialOrderError;
       expect(error).toBeInstanceOf(PartialOrderError);
@@ -683,8 +679,6 @@ describe("a failure once the order exists", () => {
       const next = await p.update(error.id, error.properties as OrderOutputs, given);
       expect(next.outs).toMatchObject({ orderId: bought?.id, status: "active" });
       expect(sandbox.current.createdOrders).toHaveLength(1);
-    } finally {
-      await deviant.stop();
-    }
+    });
   });
 });
