@@ -44,18 +44,29 @@ interface Listing extends Found {
 }
 
 /**
- * Lists the account's proxies for `wanted` order ids, by the rules in the module's comment; `byId` asks by order id at
- * once (an earlier listing of the refresh found the account larger than a page, or the orders were just seen active:
- * order-proxies.ts), for any number of orders. Resolves with what was seen, or undefined when the list cannot tell:
- * its proxies carry no `order_id`, or listing failed (the orders are then read by id, which reports any error that
- * matters).
+ * Lists the account's proxies for `wanted` order ids, by the rules in the module's comment; `largeAccount` (an earlier
+ * listing of the refresh found more than a page) asks by order id at once. Resolves with what was seen, or undefined
+ * when the list cannot tell: its proxies carry no `order_id`, or listing failed (the orders are then read by id, which
+ * reports any error that matters).
  */
 export async function listForOrders(
   api: Pick<ProxyApiClient, "listProxyPages">,
   wanted: ReadonlySet<string>,
-  byId = false,
+  largeAccount = false,
 ): Promise<Found | undefined> {
-  if (wanted.size < 2 && !byId) return { byOrder: new Map(), complete: false, covered: new Set() };
+  if (wanted.size < 2) return { byOrder: new Map(), complete: false, covered: new Set() };
+  return listing(api, wanted, largeAccount);
+}
+
+/**
+ * The proxies of `wanted` orders, asked for by order id at once however few they are (100 a request), or undefined
+ * when the list cannot tell: for orders just seen active whose records name no proxies (order-proxies.ts).
+ */
+export function listByOrderIds(api: Pick<ProxyApiClient, "listProxyPages">, wanted: ReadonlySet<string>): Promise<Found | undefined> {
+  return listing(api, wanted, true);
+}
+
+async function listing(api: Pick<ProxyApiClient, "listProxyPages">, wanted: ReadonlySet<string>, byId: boolean): Promise<Found | undefined> {
   try {
     return await listPages(api, wanted, byId);
   } catch (error) {

@@ -11,7 +11,7 @@
  */
 import { type ProxyApiClient } from "../../client";
 import { isTargetState, type Order, type ProxyRecord } from "../../contract";
-import { listForOrders } from "./listing";
+import { listByOrderIds } from "./listing";
 import type { ProviderLog } from "./rate-limit-report";
 
 /** How long lookups wait for others to join one listing (as a refresh's do). */
@@ -47,7 +47,7 @@ export class ActiveOrderProxies {
       const wanted = new Set<string>();
       const result = this.api.clock.sleep(GATHER_MS).then(async () => {
         this.pending = undefined;
-        return (await listForOrders(this.api, wanted, true))?.byOrder;
+        return (await listByOrderIds(this.api, wanted))?.byOrder;
       });
       this.pending = { wanted, result };
     }
