@@ -5,8 +5,8 @@
  *
  * 1. **Alone while nothing is known.** Before the first answer, and once a hinted quota's reset has passed, one request
  *    goes and the rest wait for its answer: it tells the truth where a burst on trust would be refused.
- * 2. **A refusal pauses the key** until its `Retry-After`, a second without one. A `503` while the API is taking this
- *    process's requests is a refusal too: limiters shed load with it (nginx's `limit_req` by default).
+ * 2. **A refusal pauses the key** until its `Retry-After`, half a second without one. A `503` while the API is taking
+ *    this process's requests is a refusal too: limiters shed load with it (nginx's `limit_req` by default).
  * 3. **With hints, what is left goes evenly until the reset** (the IETF RateLimit draft's advice), less the requests in
  *    flight and less one for each other client this process sees: the others' requests counted between its own answers
  *    in a window, over its last eight answers. Clients that each spend in proportion to what the same count says is left

@@ -531,6 +531,19 @@ describe("request budget: the pace without hints", () => {
     expect(h.granted[0]!.at).toBeGreaterThanOrEqual(2000);
   });
 
+  it("pauses the key half a second after a refusal without Retry-After (HAProxy's and nginx's carry none)", async () => {
+    const h = harness();
+    await warmUp(h);
+    h.answer(await h.ask("refused"), 429);
+    const next = h.ask("next");
+    await h.clock.advance(490);
+    expect(h.names()).toEqual(["refused"]);
+    await h.clock.advance(30);
+    expect(h.names()).toEqual(["refused", "next"]);
+    expect(h.granted[1]!.at).toBeGreaterThanOrEqual(500);
+    await next;
+  });
+
   it("after a 429 with hints, keeps under the rate they imply when the successes carry none", async () => {
     const run = await stacksOnOneKey(tokenBucket(5, "contract", { hintOnlyOn429: true }), [80]);
     expect(run.done).toBe(true);

@@ -18,8 +18,9 @@ describe("retries", () => {
     api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(200, USAGE);
     const usage = await api.client.getUsage();
     expect(usage.bandwidth).toEqual({ usedBytes: 10, limitBytes: null });
-    // The back-off (250 ms: half of 500 ms, the jitter fixed at 0.5), then the rest of the second a 503 pauses the key.
-    expect(api.sleeps).toEqual([250, 750]);
+    // The back-off (250 ms: half of 500 ms, the jitter fixed at 0.5), then the rest of the half second a 503 pauses
+    // the key.
+    expect(api.sleeps).toEqual([250, 250]);
     api.done();
   });
 
@@ -40,7 +41,7 @@ describe("retries", () => {
     api.pool.intercept({ path: "/v1/orders/ord_1", method: "GET" }).reply(503, problem(503, "unavailable", "x"), { headers: PROBLEM_HEADERS });
     api.pool.intercept({ path: "/v1/orders/ord_1", method: "GET" }).reply(200, ORDER);
     await api.client.getOrder("ord_1");
-    expect(told).toEqual(["call GET /v1/orders/ord_1 ord_1", "attempt 1: 503", "backoff after 503", "held 750", "attempt 2: 200", "end 200"]);
+    expect(told).toEqual(["call GET /v1/orders/ord_1 ord_1", "attempt 1: 503", "backoff after 503", "held 250", "attempt 2: 200", "end 200"]);
     // A client given no tracer tells nothing, whatever another client was given.
     const quiet = mockApi();
     quiet.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(200, USAGE);
@@ -412,8 +413,8 @@ describe("rate limits", () => {
     for (let i = 0; i < 3; i++) api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(503, page, { headers: { "content-type": "text/html" } });
     api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(200, USAGE);
     await api.client.getUsage();
-    // Each refusal pauses the key for a second (no Retry-After), and uses no attempt of the call's one.
-    expect(api.sleeps.filter((ms) => ms >= 1000)).toHaveLength(3);
+    // Each refusal pauses the key for half a second (no Retry-After), and uses no attempt of the call's one.
+    expect(api.sleeps.filter((ms) => ms >= 500)).toHaveLength(3);
     expect(retries).toEqual([]);
     api.done();
   });
