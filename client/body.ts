@@ -57,8 +57,12 @@ export async function readBody(body: Readable, contentEncoding: string | undefin
     if (!isZlibError(error)) throw error;
     throw new UndecodableBodyError(`the answer's ${codings.join(", ")} body could not be decoded (${error instanceof Error ? error.message : String(error)})`);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  // UTF-8 decoded as the Encoding Standard does (and fetch's `json()`): a leading byte-order mark is dropped. Servers on
+  // .NET or Java may start their JSON with one, which RFC 8259 lets a parser ignore and JSON.parse refuses.
+  return UTF8.decode(Buffer.concat(chunks));
 }
+
+const UTF8 = new TextDecoder("utf-8");
 
 /** A decoder's own failure (zlib's codes, and brotli's): the coding is broken. */
 function isZlibError(error: unknown): boolean {

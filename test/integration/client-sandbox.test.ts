@@ -264,6 +264,18 @@ describe("an API that compresses its answers", () => {
     }
   });
 
+  it("reads a body that starts with a byte-order mark (as .NET and some Java servers write it), compressed or not", async () => {
+    const marked = (raw: Buffer) => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), raw]);
+    for (const [coding, encode] of [["identity", marked], ["gzip", (raw: Buffer) => gzipSync(marked(raw))]] as const) {
+      const api = await compressing(coding, encode);
+      try {
+        expect(await api.client.getUsage()).toMatchObject({ asOf: USAGE.as_of });
+      } finally {
+        await api.close();
+      }
+    }
+  });
+
   it("takes a compressed body cut off by the connection as no answer (to retry), not as a broken coding", async () => {
     const server = createHttpServer((_, res) => {
       res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
