@@ -25,6 +25,8 @@ export class SocketReader {
     socket.on("data", this.onData);
     socket.on("end", this.onEnd);
     socket.on("error", this.onError);
+    // A socket destroyed on this side (a grace period that ran out) closes with neither an end nor an error.
+    socket.on("close", this.onEnd);
   }
 
   /** What the reader is waiting for. */
@@ -73,6 +75,7 @@ export class SocketReader {
     this.socket.off("data", this.onData);
     this.socket.off("end", this.onEnd);
     this.socket.off("error", this.onError);
+    this.socket.off("close", this.onEnd);
     this.socket.pause();
     return { socket: this.socket, ahead: this.take(this.buffered.length) };
   }

@@ -37,10 +37,24 @@ export async function openTunnelOrName(proxy: ProxyToCheck, target: TunnelTarget
     if (spoken === "http" && (await answersIn("http", proxy, target, sockets))) {
       throw new ProbeFailure("target_unreachable", "the proxy closed the connection at CONNECT with its credentials, and answers CONNECT without them: it could not reach the target (some proxies close instead of answering 502)");
     }
+    if (spoken === "http") throw new ProbeFailure("closed", closedAtConnect(proxy));
     throw error;
   } finally {
     silent.stop();
   }
+}
+
+/**
+ * An HTTP proxy that closes at every CONNECT, with the record's credentials or none, and does not speak SOCKS5: it
+ * refuses by closing where others answer `407` or `403` (goproxy's rejection does so), so the message names both
+ * readings.
+ */
+function closedAtConnect(proxy: ProxyToCheck): string {
+  const readings =
+    proxy.username === undefined
+      ? "asks for credentials the record does not have, or refuses this address or target by its rules (check that the address Pulumi runs from is on the proxy's allow-list, then ask the vendor for credentials)"
+      : "refuses the record's credentials, or refuses this address or target by its rules (check the credentials first, then the proxy's allow-list)";
+  return `the proxy closed the connection without answering CONNECT, with the record's credentials or none, and does not speak SOCKS5: it ${readings}; it closes where others answer 407 or 403`;
 }
 
 /**
@@ -82,17 +96,22 @@ async function answersIn(protocol: ProxyProtocol, proxy: ProxyToCheck, target: T
 /**
  * The answer to a SOCKS5 greeting offering no authentication and username/password, on a new connection: a SOCKS5
  * server's version and the method it picks (2: it requires credentials), or what came of them before a close.
- * Undefined when nothing came, or the proxy cannot be reached again.
+ * Undefined when nothing came within {@link GREETING_GRACE_MS} (a SOCKS5 server answers at once; an HTTP proxy waits
+ * silently for the rest of a request line), or the proxy cannot be reached again.
  */
 async function askSocksGreeting(proxy: ProxyToCheck, sockets: CheckSockets): Promise<Buffer | undefined> {
   let reader: SocketReader | undefined;
+  let timer: NodeJS.Timeout | undefined;
   try {
     const socket = await connectTo(proxy, sockets);
+    timer = setTimeout(() => socket.destroy(), GREETING_GRACE_MS);
     reader = new SocketReader(socket, { during: "asking in socks5" });
     socket.write(Buffer.from([5, 2, 0, 2]));
     return await reader.bytes(2);
   } catch {
     const got = reader?.pending();
     return got && got.length > 0 ? got : undefined;
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -212,3 +212,30 @@ describe("a SOCKS5 server that accepts any password, then refuses by its rules (
     expect(result?.message).not.toContain("pw-not-3proxy-s");
   });
 });
+
+describe("an HTTP proxy that refuses by closing the connection (goproxy's rejection of a CONNECT)", () => {
+  it("names both readings at once, where a SOCKS5 question it leaves unanswered once held the check to its timeout", async () => {
+    // As elazarl/goproxy 1.9.4 behind a credentials check (tried by hand): a CONNECT it rejects is closed without a
+    // byte, and anything short of a request head (a SOCKS5 greeting) waits for more, as Go's HTTP server does.
+    const server = createServer((socket) => {
+      socket.on("error", () => undefined);
+      held.push(socket);
+      let head = "";
+      socket.on("data", (chunk: Buffer) => {
+        head += chunk.toString("latin1");
+        if (head.startsWith("CONNECT ") && head.includes("\r\n\r\n")) socket.end();
+      });
+    });
+    const port = await listen(server);
+    const records: ProxyToCheck[] = [
+      { ip: "127.0.0.1", port, protocol: "http", username: "checker", password: "pw-not-goproxy-s" },
+      { ip: "127.0.0.1", port },
+    ];
+    const [wrong, none] = (await checkProxies(records, { target: urls.echo, timeoutMs: 10_000 })).results;
+    expect(wrong).toMatchObject({ healthy: false, failure: "closed" });
+    expect(wrong?.message).toMatch(/closed the connection without answering CONNECT.*refuses the record's credentials, or .* by its rules.*check the credentials first/);
+    expect(wrong?.message).not.toContain("pw-not-goproxy-s");
+    expect(none).toMatchObject({ healthy: false, failure: "closed" });
+    expect(none?.message).toMatch(/asks for credentials the record does not have, or .* by its rules.*allow-list/);
+  });
+});
