@@ -9,7 +9,8 @@
 // `node bench/stacks-sim.mjs` after `npm run build`. SIM_CASES: K:N:R:T cases as BENCH_STACKS takes them, with
 // `:on-429`, `:never`, `:late=<s>`, `:latency=<ms>`, `:window=<s>` (with `:from-first`, windows as express-rate-limit
 // counts them, each beginning with the first request after the last ended), `:sliding` (HAProxy's sliding second,
-// which counts the requests it refuses), `:no-estimates`, and `:share=<percent>` (each stack
+// which counts the requests it refuses), `:log` (a sliding log of the window's accepted requests, as the `limits`
+// library's moving window behind Flask-Limiter and slowapi counts them, its reset the oldest's expiry), `:no-estimates`, and `:share=<percent>` (each stack
 // capped at that share, beside an application sending the rest of the key's rate steadily, as BENCH_SHARE_CASES does;
 // with `:no-app`, the stacks alone, each given its share of the key); SIM_SEEDS (default 1,7,13) vary the latency's
 // jitter; `:form=<form>` states the hints in another form (contract/rate-limit.ts).
@@ -131,9 +132,31 @@ function haproxySliding(r, now) {
   };
 }
 
-/** The case's limiter: HAProxy's sliding second, express-rate-limit's windows from the first request, or the sandbox's. */
-function caseLimiter({ r, windowSeconds, fromFirst, sliding }, now) {
+/**
+ * A sliding log (the `limits` library's moving window, behind Flask-Limiter and slowapi), on the virtual clock: a request
+ * is taken while fewer than `r × windowSeconds` were taken in the last window (the refused are not counted); the
+ * quota's reset is when the oldest of them leaves the window, so it frees one request, not the whole quota.
+ */
+function slidingLog(r, windowSeconds = 1, now) {
+  const windowMs = windowSeconds * 1000;
+  const limit = Math.max(1, Math.floor(r * windowSeconds));
+  const taken = [];
+  return {
+    take() {
+      while (taken.length > 0 && taken[0] <= now() - windowMs) taken.shift();
+      const allowed = taken.length < limit;
+      if (allowed) taken.push(now());
+      const resetAt = taken.length > 0 ? taken[0] + windowMs : now();
+      const quota = { limit, remaining: limit - taken.length, resetAt, windowSeconds };
+      return { allowed, quota, retryAfterSeconds: allowed ? undefined : Math.max(1, Math.ceil((resetAt - now()) / 1000)) };
+    },
+  };
+}
+
+/** The case's limiter: HAProxy's sliding second, a sliding log, express-rate-limit's windows, or the sandbox's. */
+function caseLimiter({ r, windowSeconds, fromFirst, sliding, log }, now) {
   if (sliding) return haproxySliding(r, now);
+  if (log) return slidingLog(r, windowSeconds, now);
   if (fromFirst) return expressWindow(r, windowSeconds ?? 1, now);
   return new RateLimiter({ requestsPerSecond: r, burst: r, windowSeconds }, now);
 }
@@ -226,7 +249,7 @@ async function runStacks(c, clock, key, starts) {
 
 /** One case: K stacks of N orders on a key of R requests a second. */
 export async function simulateStacks(options) {
-  const defaults = { hints: "always", form: "contract", lateMs: 0, latencyMs: 5, fromFirst: false, sliding: false, estimates: true, app: true, seed: 1 };
+  const defaults = { hints: "always", form: "contract", lateMs: 0, latencyMs: 5, fromFirst: false, sliding: false, log: false, estimates: true, app: true, seed: 1 };
   // A value left undefined takes its default, as a destructuring default would.
   const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
   const c = { ...defaults, ...given };
@@ -265,6 +288,7 @@ function parseCase(spec) {
     windowSeconds: value("window") === undefined ? undefined : Number(value("window")),
     fromFirst: flags.includes("from-first"),
     sliding: flags.includes("sliding"),
+    log: flags.includes("log"),
     estimates: !flags.includes("no-estimates"),
     share: value("share") === undefined ? undefined : Number(value("share")) / 100,
     app: !flags.includes("no-app"),
