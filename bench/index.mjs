@@ -7,7 +7,7 @@
 // Pulumi CLI parts, which take many minutes; BENCH_ENGINE_SIZES (default "1,10,50") sets the engine part's values of
 // N; BENCH_FLEET_CASES (default in fleet.mjs) the fleet part's N:P:R:T; BENCH_FLEET_RESOURCE_CASES (default in
 // fleet-resource.mjs) the ProxyFleet part's N:R:T, BENCH_STACKS its K stacks on one key, BENCH_LIMITER_CASES (default in
-// limiter-stacks.mjs) its K stacks behind express-rate-limit, nginx and HAProxy, BENCH_SHARE_CASES its fleet
+// limiter-stacks.mjs) its K stacks behind express-rate-limit, nginx, HAProxy and a sliding log, BENCH_SHARE_CASES its fleet
 // beside an application; BENCH_SHARED_ACCOUNT (default in shared-account.mjs) the shared account's refresh;
 // BENCH_API=real makes the sandbox unkind in every case (api-shape.mjs). BENCH_ONLY=main, BENCH_ONLY=fleet,
 // BENCH_ONLY=fleet-resource or BENCH_ONLY=health runs that part alone and rewrites only its table in

@@ -10,19 +10,24 @@ import { benchWorkspace } from "./workspace.mjs";
 import { LIMITER_MODES, startLimiterFront } from "../scripts/lib/limiter-front.mjs";
 import { startHaproxyFront } from "../scripts/lib/haproxy-front.mjs";
 import { startNginxFront } from "../scripts/lib/nginx-front.mjs";
+import { startLogFront } from "../scripts/lib/log-front.mjs";
 
 /**
  * `BENCH_LIMITER_CASES`: K:N:R:T:<mode>:window=<s>, comma separated, with the sandbox's flags and `:late=<s>`: K stacks
  * of a fleet of N each, behind express-rate-limit in `mode` (legacy, draft-6, draft-7, draft-8) allowing R × s requests
  * in each window of s seconds; or, with `:nginx=<status>:burst=<b>` instead of a mode, behind nginx's limit_req at R a
  * second after a burst of b, refusing with that status; or, with `:haproxy=<status>`, behind HAProxy's stick table at
- * R in any second. By default issue #60's cases (4 stacks of 50, the last 10 s late, each mode, windows of 1 s and
- * 10 s, 10 a second), and the same stacks behind nginx with its default 503 and behind HAProxy with 429.
+ * R in any second; or, with `:log`, behind a sliding log of R in any second (scripts/lib/log-front.mjs). By default
+ * issue #60's cases (4 stacks of 50, the last 10 s late, each mode, windows of 1 s and 10 s, 10 a second), the same
+ * stacks behind nginx with its default 503, behind HAProxy with 429 and behind the sliding log, and one fleet of 200
+ * alone behind the sliding log.
  */
 export const DEFAULT_LIMITER_CASES = [
   ...LIMITER_MODES.flatMap((mode) => [1, 10].map((window) => `4:50:10:20:${mode}:window=${window}:no-estimates:latency=40:late=10`)),
   "4:50:10:20:nginx=503:burst=10:no-estimates:latency=40:late=10",
   "4:50:10:20:haproxy=429:no-estimates:latency=40:late=10",
+  "1:200:10:20:log:no-estimates:latency=40",
+  "4:50:10:20:log:no-estimates:latency=40:late=10",
 ].join(",");
 
 /** The limiter a case names, its label, and the goals of its figures (without hints, the first refusals teach the rate). */
@@ -35,6 +40,13 @@ function limiterOf(spec, r) {
       label: `nginx's limit_req (${r}/s after a burst of ${burst}, refusing with ${status}, no hints)`,
       start: (url) => startNginxFront(url, { rate: r, burst, status }),
       goals: { share: 0.1, ratio: 1.5 },
+    };
+  }
+  if (spec.split(":").includes("log")) {
+    return {
+      label: `a sliding log (the limits library's moving window, as Flask-Limiter states it: ${r} in any second, GitHub's hints with every answer)`,
+      start: (url) => startLogFront(url, { rate: r }),
+      goals: { share: 0.02, ratio: 1.25 },
     };
   }
   const haproxy = /:haproxy=(\d+)/.exec(spec);
@@ -67,7 +79,7 @@ export async function limiterStackFigures(root, startSandbox, cases = DEFAULT_LI
       const limiter = limiterOf(spec, r);
       const lateMs = Number(/:late=(\d+)/.exec(spec)?.[1] ?? 0) * 1000;
       const tMs = t * 1000;
-      const ours = ["window=", "nginx=", "burst=", "haproxy="];
+      const ours = ["window=", "nginx=", "burst=", "haproxy=", "log"];
       const shape = apiShape(spec.split(":").slice(1).filter((f) => !ours.some((flag) => f.startsWith(flag))).join(":"), 0, tMs);
       while (stacks.length < k) stacks.push(await workspace.program(`proxy-fleet-limited-${stacks.length}`, FLEET_PROGRAM));
       const these = stacks.slice(0, k);

@@ -27,6 +27,10 @@
  * 8. **A share** (`maxRateShare`) keeps the others' part of each quota back and spaces requests so that no more than the
  *    share goes in any of the quota's periods; without hints, it holds the learned rate to its part of the most the key
  *    took.
+ * 9. **A quota that frees one request at its reset is spent as the API counts it.** A sliding log (the `limits`
+ *    library's moving window) states as its reset when the oldest request leaves it. Where rule 1's request after a
+ *    reset finds less than half the quota left, though this process alone sent the window's quota before it, and no
+ *    other client is seen, each request goes once the one a quota before it is a window and a round trip old.
  */
 import type { Quota } from "../contract";
 
@@ -73,6 +77,13 @@ const AT_ONCE_PART = 1 / 4;
 const HINTED_PART = 0.9;
 /** Rule 4: every header form states a reset in whole seconds. */
 const RESET_RESOLUTION_MS = 1000;
+/**
+ * Rule 9: rule 1's request after a reset that finds less than this part of the quota left shows a quota that did not
+ * come back whole. In the simulation a lone stack's such request found 9 of 10 behind fixed windows and a bucket, 0 to
+ * 2 behind a sliding log of a second. With rule 9, a fleet of 200 behind a real log (`limits` 5.8.0) ended at 1.08x and
+ * 1.13x of the floor where 1.73x and 1.74x, none refused; in the simulation no case of the default set moved.
+ */
+const REFILLED_PART = 1 / 2;
 
 /** Whether an answer with `status` is a refusal: a `429`, or a `503` (rule 2). */
 export function isRefusal(status: number): boolean {
@@ -119,6 +130,11 @@ export class Pace {
   private readonly recent: number[] = [];
   /** Share of the key this process may use, 0 to 1 (rule 8). */
   share = 1;
+  /** Rule 9: when rule 1's request after a reset went, this process's requests (the last 1,000), the last round trip. */
+  private probeSentAt = Number.NaN;
+  private readonly sends: number[] = [];
+  private roundTripMs = 0;
+  private freesOneAtReset = false;
 
   constructor(private readonly pauseWithoutRetryAfterMs: number) {}
 
@@ -138,6 +154,8 @@ export class Pace {
     this.lastSentAt = now;
     this.recent.push(now);
     while (this.recent[0]! <= now - 1000) this.recent.shift();
+    if (this.quota && this.quota.latest <= now) this.probeSentAt = now;
+    if (this.sends.push(now) > 1000) this.sends.shift();
     if (this.quota) this.quota.remaining -= 1;
     if (this.cubic) {
       this.refill(now);
@@ -151,6 +169,10 @@ export class Pace {
     const foreseeable = !this.heard || this.quota !== undefined;
     this.heard = true;
     const q = answer.quota;
+    this.roundTripMs = now - answer.sentAt;
+    // A refusal shows others on the key: rule 9 waits for the next reset's request to tell again.
+    if (isRefusal(answer.status)) this.freesOneAtReset = false;
+    else if (q && answer.sentAt === this.probeSentAt) this.freesOneAtReset = this.refillsInPart(q);
     this.quota = q && this.read(now, q, inFlight);
     while (this.accepted.length > 0 && this.accepted[0]! < now - ACCEPTED_WINDOW_MS) this.accepted.shift();
     if (!isRefusal(answer.status)) {
@@ -218,8 +240,22 @@ export class Pace {
     this.cubic = { max, at, tokens: Math.min(this.cubic?.tokens ?? 1, 1), tokensAt: at };
   }
 
-  /** Spends what the quota has left, less the others' part of it, evenly until its reset (rules 3, 4, 5 and 8). */
+  /**
+   * Rule 9's test, on the answer to rule 1's request after a reset: less than half the quota left, though this process
+   * sent all but one of it in the window (and a round trip) before that request.
+   */
+  private refillsInPart(q: Quota): boolean {
+    const own = this.sends.filter((t) => t >= this.probeSentAt - this.longestResetMs - this.roundTripMs).length;
+    return q.remaining + 1 < q.limit * REFILLED_PART && own >= q.limit - 1;
+  }
+
+  /** Spends what the quota has left, less the others' part of it, evenly until its reset (rules 3, 4, 5, 8 and 9). */
   private quotaNextAt(at: number, quota: QuotaView, inFlight: number, waiting: number): number {
+    if (this.freesOneAtReset && this.share === 1 && this.othersSeen() === 0) {
+      // The API's log holds this process's last `limit` requests: the oldest leaves it a window after it arrived.
+      const frees = (this.sends[this.sends.length - quota.limit] ?? Number.NEGATIVE_INFINITY) + this.longestResetMs + this.roundTripMs;
+      return Math.max(at, frees, this.lastSentAt + this.longestResetMs / quota.limit);
+    }
     const left = quota.remaining - (this.share < 1 ? (1 - this.share) * quota.limit : this.othersSeen());
     const spaced = this.share < 1 ? this.lastSentAt + this.longestResetMs / (this.share * quota.limit) : at;
     if (left < 1) return Math.max(at, quota.latest);

@@ -9,7 +9,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, listening } from "./loopback.mjs";
+import { freePort, listening, statusLines } from "./loopback.mjs";
 
 /**
  * Starts HAProxy on loopback in front of `upstream` (a base URL): at most `rate` requests per key in any second, the
@@ -44,14 +44,7 @@ backend upstream
 `,
   );
   const child = spawn(haproxy, ["-db", "-f", join(dir, "haproxy.cfg")], { stdio: ["ignore", "pipe", "ignore"] });
-  const statuses = [];
-  let partial = "";
-  child.stdout.setEncoding("utf8");
-  child.stdout.on("data", (chunk) => {
-    const lines = (partial + chunk).split("\n");
-    partial = lines.pop();
-    for (const line of lines) if (/^\d{3}$/.test(line.trim())) statuses.push(Number(line.trim()));
-  });
+  const statuses = statusLines(child.stdout);
   const exited = new Promise((resolve) => child.once("exit", resolve));
   const failed = new Promise((_, reject) => child.once("error", reject));
   await Promise.race([listening(port, "HAProxy"), failed]);

@@ -1,5 +1,5 @@
-// Loopback for the real servers the tests and the bench start (nginx, HAProxy): a free port, and a wait until a server
-// listens on one.
+// Loopback for the real servers the tests and the bench start (nginx, HAProxy, the sliding log): a free port, a wait
+// until a server listens on one, and the statuses a front prints as it decides.
 import { connect, createServer } from "node:net";
 
 /** A free port on loopback. */
@@ -26,4 +26,17 @@ export async function listening(port, what, timeoutMs = 10_000) {
     if (Date.now() > end) throw new Error(`${what} did not listen on ${port} within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** The statuses a front writes to `stream`, one a line (HAProxy's log, the sliding log's decisions), as they come. */
+export function statusLines(stream) {
+  const statuses = [];
+  let partial = "";
+  stream.setEncoding("utf8");
+  stream.on("data", (chunk) => {
+    const lines = (partial + chunk).split("\n");
+    partial = lines.pop();
+    for (const line of lines) if (/^\d{3}$/.test(line.trim())) statuses.push(Number(line.trim()));
+  });
+  return statuses;
 }

@@ -93,6 +93,22 @@ function fixedWindows(limit: number, form: HintForm | "none" = "contract", windo
 }
 
 /**
+ * A sliding log (the `limits` library's moving window, behind Flask-Limiter and slowapi): at most `limit` accepted in
+ * any `windowMs`; its reset, stated in `form`, is when the oldest of them leaves the log, which frees one request.
+ */
+function slidingLog(limit: number, form: HintForm = "contract", windowMs = 1000): Api {
+  const taken: number[] = [];
+  return (at) => {
+    while (taken.length > 0 && taken[0]! <= at - windowMs) taken.shift();
+    const allowed = taken.length < limit;
+    if (allowed) taken.push(at);
+    const resetAt = taken.length > 0 ? taken[0]! + windowMs : at;
+    const headers = stated(form, { limit, remaining: limit - taken.length, resetAt, windowSeconds: windowMs / 1000 }, at);
+    return { allowed, headers, retryAfterMs: Math.max(1000, Math.ceil((resetAt - at) / 1000) * 1000) };
+  };
+}
+
+/**
  * express-rate-limit's count: a window of `windowMs` begins with the first request after the last one ended, `limit`
  * each, and its reset is stated as a Unix time in whole seconds (`X-RateLimit-Reset`, its legacy headers). The real
  * clock is `epochMs` plus the test's: run it with `stacksOnOneKey`'s `realTimeFrom`.
@@ -258,6 +274,14 @@ describe("request budget: the pace with hints", () => {
       expect(run.done).toBe(true);
       expect(run.refused).toBe(0);
       expect(Math.max(...api.counted.values())).toBeLessThanOrEqual(5);
+    });
+
+    it("spends a sliding log alone as it counts, where each reset frees one request: not a quota, then a second's wait", async () => {
+      const run = await stacksOnOneKey(slidingLog(10, form), [200]);
+      expect(run.done).toBe(true);
+      expect(run.refused).toBe(0);
+      // 200 requests at 10 a second take 20 s; waiting out each stated reset (a second, rounded up) took about 40 s.
+      expect(run.ends[0]).toBeLessThanOrEqual(26_000);
     });
 
     it("spends a token bucket alone at its rate, not what is left of it over its reset rounded up to a second", async () => {

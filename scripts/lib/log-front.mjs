@@ -1,0 +1,47 @@
+// A sliding-log rate limiter in front of an API (scripts/lib/log-front.py): the `limits` library's moving window, as
+// Flask-Limiter and slowapi count and state it. Its reset is when the oldest request leaves the log, which frees one
+// request, not the whole quota. `npm run bench` puts it in front of a sandbox with no limit of its own; `limits` is
+// installed from PyPI into the cache folder on first use.
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { cacheRoot } from "./cache-root.mjs";
+import { freePort, listening, statusLines } from "./loopback.mjs";
+
+const LIMITS_VERSION = "5.8.0";
+const here = dirname(fileURLToPath(import.meta.url));
+
+/** The folder holding `limits` (installed with pip on first use). */
+function limitsPath() {
+  const dir = join(cacheRoot, `python-limits-${LIMITS_VERSION}`);
+  if (!existsSync(join(dir, "limits"))) {
+    execFileSync("python3", ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--root-user-action=ignore", "--target", dir, `limits==${LIMITS_VERSION}`], { stdio: "inherit" });
+  }
+  return dir;
+}
+
+/**
+ * Starts the limiter on loopback in front of `upstream` (a base URL on loopback): at most `rate` requests per key in
+ * any second. `refused()` and `passed()` count its decisions (one status a line, on its stdout).
+ */
+export async function startLogFront(upstream, { rate }) {
+  const port = await freePort();
+  const child = spawn("python3", [join(here, "log-front.py"), String(port), new URL(upstream).port, String(rate)], {
+    env: { ...process.env, PYTHONPATH: limitsPath() },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const statuses = statusLines(child.stdout);
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  const failed = new Promise((_, reject) => child.once("error", reject));
+  await Promise.race([listening(port, "the sliding-log limiter"), failed]);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    refused: () => statuses.filter((s) => s === 429).length,
+    passed: () => statuses.filter((s) => s !== 429).length,
+    async stop() {
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
