@@ -16,7 +16,8 @@ const here = dirname(fileURLToPath(import.meta.url));
 function limitsPath() {
   const dir = join(cacheRoot, `python-limits-${LIMITS_VERSION}`);
   if (!existsSync(join(dir, "limits"))) {
-    execFileSync("python3", ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--root-user-action=ignore", "--target", dir, `limits==${LIMITS_VERSION}`], { stdio: "inherit" });
+    const pip = ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--root-user-action=ignore"];
+    execFileSync("python3", [...pip, "--target", dir, `limits==${LIMITS_VERSION}`], { stdio: "inherit" });
   }
   return dir;
 }
@@ -27,7 +28,9 @@ function limitsPath() {
  */
 export async function startLogFront(upstream, { rate }) {
   const port = await freePort();
-  const child = spawn("python3", [join(here, "log-front.py"), String(port), new URL(upstream).port, String(rate)], {
+  // It forwards to loopback over plain HTTP: an upstream without a port is on HTTP's (as haproxy-front.mjs reads one).
+  const upstreamPort = new URL(upstream).port || "80";
+  const child = spawn("python3", [join(here, "log-front.py"), String(port), upstreamPort, String(rate)], {
     env: { ...process.env, PYTHONPATH: limitsPath() },
     stdio: ["ignore", "pipe", "inherit"],
   });
