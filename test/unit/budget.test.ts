@@ -412,6 +412,28 @@ describe("request budget: the pace with hints", () => {
     expect(pair.refused / pair.sent).toBeLessThanOrEqual(0.02);
   });
 
+  it("lets stacks that each take their share spend the whole key between them, not only its top", async () => {
+    // Four stacks at 25% each: 200 requests at 10 a second take 20 s with the key always busy. Keeping the others'
+    // part of each quota back (the top 7.5 of 10) left each stack what the count showed above it, and the four
+    // together took about a quarter of the key: 2.4x of the floor in bench/stacks-sim.mjs.
+    for (const api of [tokenBucket(10), fixedWindows(10)]) {
+      const run = await stacksOnOneKey(api, [50, 50, 50, 50], { share: 0.25 });
+      expect(run.done).toBe(true);
+      expect(run.refused / run.sent).toBeLessThanOrEqual(0.02);
+      expect(Math.max(...run.ends)).toBeLessThanOrEqual(20_000 * 1.25);
+    }
+  });
+
+  it("holds stacks that each take their share to the rate a 429's hints state, not to what a stack took at its first refusal", async () => {
+    // A stack that started a moment after the other met the key spent: refused at its first request, it had taken one
+    // request in that second, and a share of that held it to one a second to the end (5.1x of the floor in
+    // bench/stacks-sim.mjs). With hints on 429s the key's rate is known: its share of it is the cap.
+    const run = await stacksOnOneKey(tokenBucket(10, "contract", { hintOnlyOn429: true }), [100, 100], { starts: [0, 300], share: 0.5 });
+    expect(run.done).toBe(true);
+    expect(run.refused / run.sent).toBeLessThanOrEqual(0.05);
+    expect(Math.max(...run.ends)).toBeLessThanOrEqual(20_000 * 1.3);
+  });
+
   it("after a hinted quota's reset, trusts one request until its answer tells the truth", async () => {
     const h = harness();
     await warmUp(h, { "ratelimit-limit": "10", "ratelimit-remaining": "9", "ratelimit-reset": "1" });
