@@ -128,12 +128,12 @@ export class Pace {
   private largest = 0;
   private hintedRate = Number.POSITIVE_INFINITY;
   private readonly accepted: number[] = [];
-  private readonly recent: number[] = [];
   /** Share of the key this process may use, 0 to 1 (rule 8). */
   share = 1;
-  /** Rule 9: when rule 1's request after a reset went, this process's requests (the last 1,000), the last round trip. */
-  private probeSentAt = Number.NaN;
+  /** When this process's last 1,000 requests went (rules 7 and 9). */
   private readonly sends: number[] = [];
+  /** Rule 9: when rule 1's request after a reset went, and the last round trip. */
+  private probeSentAt = Number.NaN;
   private roundTripMs = 0;
   private freesOneAtReset = false;
 
@@ -153,8 +153,6 @@ export class Pace {
   sent(now: number): void {
     if (this.lastSentAt < 0) this.firstSentAt = now;
     this.lastSentAt = now;
-    this.recent.push(now);
-    while (this.recent[0]! <= now - 1000) this.recent.shift();
     if (this.quota && this.quota.latest <= now) this.probeSentAt = now;
     if (this.sends.push(now) > 1000) this.sends.shift();
     if (this.quota) this.quota.remaining -= 1;
@@ -199,7 +197,7 @@ export class Pace {
     const { max, at } = this.cubic;
     const x = (Math.max(0, now - at) - BACK_AT_W_MS) / BACK_AT_W_MS;
     const cubic = max * (1 + (1 - BETA) * x ** 3);
-    const sent = this.recent.filter((t) => t > now - 1000).length;
+    const sent = this.sends.filter((t) => t > now - 1000).length;
     // Where a `429`'s hints told the key's rate, the share is of that; only without any hints is it of what the key took.
     const shared = this.share < 1 && this.hintedRate === Number.POSITIVE_INFINITY ? this.share * this.largest : Infinity;
     const ceiling = Math.min(this.hintedRate * Math.min(HINTED_PART, this.share), shared);
