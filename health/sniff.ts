@@ -9,7 +9,7 @@ import type { Socket } from "node:net";
 import { connectTo, type CheckSockets } from "./connection";
 import { OtherProtocol, ProbeFailure } from "./failure";
 import { SocketReader } from "./reader";
-import { authorityOf, noCredentials, openTunnel, protocolOf, SOCKS5_GREETING, type ProxyProtocol, type TunnelTarget } from "./tunnel";
+import { authorityOf, noCredentials, openTunnel, protocolOf, proxyAuthorization, SOCKS5_GREETING, type ProxyProtocol, type TunnelTarget } from "./tunnel";
 import type { ProxyToCheck } from "./types";
 
 /** How long a SOCKS5 greeting goes unanswered before the proxy is asked in HTTP. */
@@ -58,8 +58,9 @@ function closedAtConnect(proxy: ProxyToCheck): string {
 }
 
 /**
- * A SOCKS5 greeting unanswered after {@link GREETING_GRACE_MS} has the proxy asked in HTTP: `found` rejects with a
- * protocol error if it answers, and never settles otherwise.
+ * A SOCKS5 greeting unanswered after {@link GREETING_GRACE_MS} has the proxy asked in HTTP, with the record's
+ * credentials (an HTTP proxy that refuses by closing, as goproxy does, answers no CONNECT without them): `found` rejects
+ * with a protocol error if it answers, and never settles otherwise.
  */
 function httpBehindSilentGreeting(proxy: ProxyToCheck, target: TunnelTarget, reader: SocketReader, sockets: CheckSockets) {
   let timer: NodeJS.Timeout | undefined;
@@ -67,7 +68,7 @@ function httpBehindSilentGreeting(proxy: ProxyToCheck, target: TunnelTarget, rea
     if (protocolOf(proxy) !== "socks5") return;
     timer = setTimeout(() => {
       if (reader.during !== SOCKS5_GREETING) return;
-      void answersIn("http", proxy, target, sockets).then((http) => {
+      void answersIn("http", proxy, target, sockets, { withCredentials: true }).then((http) => {
         if (http) reject(new OtherProtocol("http", "the proxy left the SOCKS5 greeting unanswered, and answers HTTP: the record's protocol is wrong, or the port is the proxy's http port"));
       });
     }, GREETING_GRACE_MS);
@@ -77,16 +78,18 @@ function httpBehindSilentGreeting(proxy: ProxyToCheck, target: TunnelTarget, rea
 
 /**
  * Whether the proxy answers `protocol`'s first request: a SOCKS5 greeting offering no authentication and
- * username/password (any SOCKS5 server answers it, even to refuse both), or a CONNECT to the target without credentials
- * (answered `407` by a proxy that requires them). False when it does not, or cannot be reached again.
+ * username/password (any SOCKS5 server answers it, even to refuse both), or a CONNECT to the target, without
+ * credentials (answered `407` by a proxy that requires them) unless `withCredentials`. False when it does not, or
+ * cannot be reached again.
  */
-async function answersIn(protocol: ProxyProtocol, proxy: ProxyToCheck, target: TunnelTarget, sockets: CheckSockets): Promise<boolean> {
+async function answersIn(protocol: ProxyProtocol, proxy: ProxyToCheck, target: TunnelTarget, sockets: CheckSockets, options: { withCredentials?: boolean } = {}): Promise<boolean> {
   if (protocol === "socks5") return (await askSocksGreeting(proxy, sockets))?.[0] === 5;
   try {
     const socket = await connectTo(proxy, sockets);
     const reader = new SocketReader(socket, { during: `asking in ${protocol}` });
     const authority = authorityOf(target);
-    socket.write(`CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\n\r\n`);
+    const credentials = options.withCredentials ? proxyAuthorization(proxy) : [];
+    socket.write([`CONNECT ${authority} HTTP/1.1`, `Host: ${authority}`, ...credentials, "", ""].join("\r\n"));
     return (await reader.bytes(5)).toString("latin1") === "HTTP/";
   } catch {
     return false;

@@ -1,8 +1,9 @@
 /**
  * Real proxy servers on loopback, each started with a configuration of the test's own and requiring a username and
  * password: tinyproxy, squid, ncat, pproxy, proxy.py, npm's `proxy` and Apify's `proxy-chain` for HTTP CONNECT;
- * microsocks, Dante, pproxy and npm's `socksv5` for SOCKS5. They come from Debian's packages and PyPI through
- * scripts/ensure-proxies, and from npm as dev dependencies (test/fixtures/npm-proxy-server.mjs runs them).
+ * microsocks, Dante, pproxy, npm's `socksv5` and Go's go-socks5 for SOCKS5. They come from Debian's packages, PyPI and
+ * Go modules through scripts/ensure-proxies (test/fixtures/go-proxies builds goproxy and go-socks5), and from npm as
+ * dev dependencies (test/fixtures/npm-proxy-server.mjs runs them).
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -43,7 +44,23 @@ interface Server {
   command(port: number, dir: string): { file: string; args: string[]; env?: NodeJS.ProcessEnv };
 }
 
-function servers(pythonDir: string): Server[] {
+/** The paths scripts/ensure-proxies gives: the PyPI servers' folder and the Go program that runs goproxy and go-socks5. */
+interface Installed {
+  pythonDir: string;
+  goProxies: string;
+}
+
+/** elazarl/goproxy or armon/go-socks5 (test/fixtures/go-proxies), with the tests' credentials unless `open`. */
+function goServer(installed: Installed, kind: "http" | "socks5", open = false): Server {
+  return {
+    name: kind === "http" ? "goproxy" : "go-socks5",
+    protocol: kind,
+    command: (port) => ({ file: installed.goProxies, args: [kind, String(port), ...(open ? [] : [USER, PASSWORD])] }),
+  };
+}
+
+function servers(installed: Installed): Server[] {
+  const { pythonDir } = installed;
   const pproxy = (protocol: "http" | "socks5"): Server => ({
     name: `pproxy (${protocol})`,
     protocol,
@@ -138,6 +155,7 @@ function servers(pythonDir: string): Server[] {
     },
     pproxy("socks5"),
     npm("socks5", "socksv5 (npm)"),
+    goServer(installed, "socks5"),
   ];
 }
 
@@ -146,7 +164,7 @@ function servers(pythonDir: string): Server[] {
  * squid by an ACL of source addresses, tinyproxy by `Allow`, Dante with `socksmethod: none`, microsocks and npm's
  * servers without credentials. Their records carry no username or password.
  */
-function openServers(): Server[] {
+function openServers(installed: Installed): Server[] {
   const npm = (kind: "http" | "proxy-chain" | "socks5", name: string): Server => ({
     name,
     protocol: kind === "socks5" ? "socks5" : "http",
@@ -205,6 +223,8 @@ function openServers(): Server[] {
       },
     },
     npm("socks5", "socksv5 (npm)"),
+    goServer(installed, "http", true),
+    goServer(installed, "socks5", true),
   ];
 }
 
@@ -258,10 +278,13 @@ function connect443Servers(): Server[] {
 /**
  * Installs (when missing) and starts every server; each listens on a port of its own on 127.0.0.1. With `open`, the
  * servers that ask no credentials ({@link openServers}); their `username` and `password` are empty. With `connect443`,
- * those that allow CONNECT to port 443 alone ({@link connect443Servers}).
+ * those that allow CONNECT to port 443 alone ({@link connect443Servers}). With `closesAtConnect`, goproxy behind a
+ * credentials check, which refuses a CONNECT by closing the connection where others answer `407`.
  */
-export async function startRealProxies(options: { open?: boolean; connect443?: boolean } = {}): Promise<RealProxies> {
-  const pythonDir = execFileSync(join(REPO_ROOT, "scripts", "ensure-proxies"), { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
+export async function startRealProxies(options: { open?: boolean; connect443?: boolean; closesAtConnect?: boolean } = {}): Promise<RealProxies> {
+  const [pythonDir = "", goProxies = ""] = execFileSync(join(REPO_ROOT, "scripts", "ensure-proxies"), { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim().split("\n");
+  const installed = { pythonDir, goProxies };
+  const chosen = options.closesAtConnect ? [goServer(installed, "http")] : options.open ? openServers(installed) : options.connect443 ? connect443Servers() : servers(installed);
   const dir = mkdtempSync(join(tmpdir(), "pulumi-proxy-real-proxies-"));
   // squid and tinyproxy drop to unprivileged users that read their files here.
   chmodSync(dir, 0o755);
@@ -281,7 +304,7 @@ export async function startRealProxies(options: { open?: boolean; connect443?: b
   };
   try {
     const proxies: RealProxy[] = [];
-    for (const server of options.open ? openServers() : options.connect443 ? connect443Servers() : servers(pythonDir)) {
+    for (const server of chosen) {
       const port = await freePort();
       const { file, args, env } = server.command(port, dir);
       const child = spawn(file, args, { cwd: dir, env: env ?? process.env, stdio: "ignore", detached: true });

@@ -1,10 +1,11 @@
 /**
  * The health check through proxy servers nobody here wrote (test/helpers/real-proxies.ts: tinyproxy, squid, ncat,
- * pproxy, proxy.py, npm's proxy and Apify's proxy-chain for HTTP CONNECT; microsocks, Dante, pproxy and npm's socksv5
- * for SOCKS5), each requiring a username and password, in every case a user meets (and an exit in another country than
- * sold, named by the echo target): each judged as RFC 9110, RFC 1928 and RFC 1929 mean it and as these servers answer
- * it, with a message whose advice fits. Then the same servers admitting clients without credentials, and squid and
- * tinyproxy allowing CONNECT to port 443 alone, as squid ships.
+ * pproxy, proxy.py, npm's proxy and Apify's proxy-chain for HTTP CONNECT; microsocks, Dante, pproxy, npm's socksv5 and
+ * Go's go-socks5 for SOCKS5), each requiring a username and password, in every case a user meets (and an exit in
+ * another country than sold, named by the echo target): each judged as RFC 9110, RFC 1928 and RFC 1929 mean it and as
+ * these servers answer it, with a message whose advice fits. Then the same servers (and Go's goproxy) admitting clients
+ * without credentials, squid and tinyproxy allowing CONNECT to port 443 alone, as squid ships, and goproxy behind a
+ * credentials check, which refuses by closing the connection.
  */
 import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
 import { once } from "node:events";
@@ -17,6 +18,7 @@ import { SQUID_EXIT, startRealProxies, type RealProxies, type RealProxy } from "
 let real: RealProxies | undefined;
 let open: RealProxies | undefined;
 let connect443: RealProxies | undefined;
+let closing: RealProxies | undefined;
 const servers: Array<Server | HttpServer> = [];
 const held: Socket[] = [];
 const urls = { echo: "", chain: "", error: "", unreachable: "", silent: "" };
@@ -34,6 +36,7 @@ beforeAll(async () => {
   real = await startRealProxies();
   open = await startRealProxies({ open: true });
   connect443 = await startRealProxies({ connect443: true });
+  closing = await startRealProxies({ closesAtConnect: true });
   // An echo that names a country, as ipinfo's does.
   const echo = await listen(createHttpServer((req, res) => res.end(JSON.stringify({ ip: req.socket.remoteAddress, country: "US" }))));
   // httpbin's /ip behind its load balancer: `origin` is X-Forwarded-For with the address the request came from appended.
@@ -62,6 +65,7 @@ afterAll(async () => {
   await real?.stop();
   await open?.stop();
   await connect443?.stop();
+  await closing?.stop();
 });
 
 /** The cases of one server, each a proxy record, a target, and the failure it must be judged (or "healthy"). */
@@ -80,10 +84,10 @@ function casesOf(p: RealProxies["proxies"][number]) {
 }
 
 describe("the health check through real proxy servers", () => {
-  it("runs through seven HTTP CONNECT and four SOCKS5 implementations", () => {
+  it("runs through seven HTTP CONNECT and five SOCKS5 implementations", () => {
     const names = (protocol: string) => real?.proxies.filter((p) => p.protocol === protocol).map((p) => p.name);
     expect(names("http")).toEqual(["tinyproxy", "squid", "ncat", "pproxy (http)", "proxy.py", "proxy (npm)", "proxy-chain (npm)"]);
-    expect(names("socks5")).toEqual(["microsocks", "Dante", "pproxy (socks5)", "socksv5 (npm)"]);
+    expect(names("socks5")).toEqual(["microsocks", "Dante", "pproxy (socks5)", "socksv5 (npm)", "go-socks5"]);
   });
 
   it("judges every case of every server as the RFCs and the server mean it, with advice that fits", async () => {
@@ -118,7 +122,7 @@ describe("the health check through real proxy servers", () => {
 describe("the health check through real servers that ask no credentials (proxies allow-listed by IP)", () => {
   it("checks each healthy from a record of the seed's four fields: no protocol, no username, no password", async () => {
     const servers = open?.proxies ?? [];
-    expect(servers.map((p) => p.name)).toEqual(["tinyproxy", "squid", "proxy (npm)", "proxy-chain (npm)", "microsocks", "Dante", "socksv5 (npm)"]);
+    expect(servers.map((p) => p.name)).toEqual(["tinyproxy", "squid", "proxy (npm)", "proxy-chain (npm)", "microsocks", "Dante", "socksv5 (npm)", "goproxy", "go-socks5"]);
     const records: ProxyToCheck[] = servers.map((p) => ({ ip: "127.0.0.1", port: p.port, id: p.name, country: "US" }));
     const report = await checkProxies(records, { target: urls.echo, timeoutMs: 5_000 });
     expect(report.results.map((r, i) => `${servers[i]?.name}: ${r.healthy ? "healthy" : `${r.failure} (${r.message})`}`)).toEqual(servers.map((p) => `${p.name}: healthy`));
@@ -213,29 +217,27 @@ describe("a SOCKS5 server that accepts any password, then refuses by its rules (
   });
 });
 
-describe("an HTTP proxy that refuses by closing the connection (goproxy's rejection of a CONNECT)", () => {
-  it("names both readings at once, where a SOCKS5 question it leaves unanswered once held the check to its timeout", async () => {
-    // As elazarl/goproxy 1.9.4 behind a credentials check (tried by hand): a CONNECT it rejects is closed without a
-    // byte, and anything short of a request head (a SOCKS5 greeting) waits for more, as Go's HTTP server does.
-    const server = createServer((socket) => {
-      socket.on("error", () => undefined);
-      held.push(socket);
-      let head = "";
-      socket.on("data", (chunk: Buffer) => {
-        head += chunk.toString("latin1");
-        if (head.startsWith("CONNECT ") && head.includes("\r\n\r\n")) socket.end();
-      });
-    });
-    const port = await listen(server);
-    const records: ProxyToCheck[] = [
-      { ip: "127.0.0.1", port, protocol: "http", username: "checker", password: "pw-not-goproxy-s" },
-      { ip: "127.0.0.1", port },
+describe("an HTTP proxy that refuses by closing the connection (elazarl/goproxy behind a credentials check)", () => {
+  it("names both readings at once where a wrong or missing password is closed on, and judges the rest as any proxy's", async () => {
+    const goproxy = closing?.proxies[0];
+    expect(goproxy?.name).toBe("goproxy");
+    const record: ProxyToCheck = { ip: "127.0.0.1", port: goproxy!.port, protocol: "http", username: goproxy!.username, password: goproxy!.password, country: "US" };
+    const checks = [
+      { record, target: urls.echo },
+      { record: { ...record, password: "pw-not-goproxy-s" }, target: urls.echo },
+      { record: { ...record, username: undefined, password: undefined }, target: urls.echo },
+      { record, target: urls.unreachable },
+      { record, target: urls.error },
+      // The SOCKS5 greeting goproxy leaves unanswered: asked again in HTTP without credentials, it closed at that too,
+      // and the check waited out its whole timeout.
+      { record: { ...record, protocol: "socks5" as const }, target: urls.echo },
     ];
-    const [wrong, none] = (await checkProxies(records, { target: urls.echo, timeoutMs: 10_000 })).results;
-    expect(wrong).toMatchObject({ healthy: false, failure: "closed" });
-    expect(wrong?.message).toMatch(/closed the connection without answering CONNECT.*refuses the record's credentials, or .* by its rules.*check the credentials first/);
-    expect(wrong?.message).not.toContain("pw-not-goproxy-s");
-    expect(none).toMatchObject({ healthy: false, failure: "closed" });
-    expect(none?.message).toMatch(/asks for credentials the record does not have, or .* by its rules.*allow-list/);
+    const results = await Promise.all(checks.map(async (c) => (await checkProxies([c.record], { target: c.target, timeoutMs: 10_000 })).results[0]!));
+    expect(results.map((r) => (r.healthy ? "healthy" : r.failure))).toEqual(["healthy", "closed", "closed", "target_unreachable", "target_status", "protocol_error"]);
+    expect(results[1]?.message).toMatch(/closed the connection without answering CONNECT.*refuses the record's credentials, or .* by its rules.*check the credentials first/);
+    expect(results[2]?.message).toMatch(/asks for credentials the record does not have, or .* by its rules.*allow-list/);
+    expect(results[5]?.message).toMatch(/left the SOCKS5 greeting unanswered, and answers HTTP/);
+    expect(JSON.stringify(results)).not.toContain(goproxy!.password);
+    expect(JSON.stringify(results)).not.toContain("pw-not-goproxy-s");
   });
 });
