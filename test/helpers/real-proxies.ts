@@ -161,8 +161,9 @@ function servers(installed: Installed): Server[] {
 
 /**
  * Servers that admit every client on loopback without authentication, as a seller's proxies allow-listed by IP do:
- * squid by an ACL of source addresses, tinyproxy by `Allow`, Dante with `socksmethod: none`, microsocks and npm's
- * servers without credentials. Their records carry no username or password.
+ * squid by an ACL of source addresses, tinyproxy by `Allow`, Dante with `socksmethod: none`, Privoxy as Debian ships it
+ * (only its port and log folder moved), microsocks, npm's and Go's servers without credentials. Their records carry no
+ * username or password.
  */
 function openServers(installed: Installed): Server[] {
   const npm = (kind: "http" | "proxy-chain" | "socks5", name: string): Server => ({
@@ -223,6 +224,19 @@ function openServers(installed: Installed): Server[] {
       },
     },
     npm("socks5", "socksv5 (npm)"),
+    {
+      name: "Privoxy (shipped configuration)",
+      protocol: "http",
+      command: (port, dir) => {
+        const shipped = readFileSync("/etc/privoxy/config", "utf8");
+        if (!/^listen-address {2}127\.0\.0\.1:8118$/m.test(shipped) || !/^logdir \/var\/log\/privoxy$/m.test(shipped)) {
+          throw new Error("/etc/privoxy/config is not the configuration Debian's privoxy ships (listen-address 127.0.0.1:8118)");
+        }
+        const conf = join(dir, `privoxy-${port}.conf`);
+        writeFileSync(conf, shipped.replace(/^listen-address {2}127\.0\.0\.1:8118$/m, `listen-address 127.0.0.1:${port}`).replace(/^listen-address {2}\[::1\]:8118$/m, "").replace(/^logdir .*$/m, `logdir ${dir}`));
+        return { file: "privoxy", args: ["--no-daemon", conf] };
+      },
+    },
     goServer(installed, "http", true),
     goServer(installed, "socks5", true),
   ];

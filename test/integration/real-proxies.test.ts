@@ -3,8 +3,8 @@
  * pproxy, proxy.py, npm's proxy and Apify's proxy-chain for HTTP CONNECT; microsocks, Dante, pproxy, npm's socksv5 and
  * Go's go-socks5 for SOCKS5), each requiring a username and password, in every case a user meets (and an exit in
  * another country than sold, named by the echo target): each judged as RFC 9110, RFC 1928 and RFC 1929 mean it and as
- * these servers answer it, with a message whose advice fits. Then the same servers (and Go's goproxy) admitting clients
- * without credentials, squid and tinyproxy allowing CONNECT to port 443 alone, as squid ships, and goproxy behind a
+ * these servers answer it, with a message whose advice fits. Then the same servers (and Go's goproxy, and Privoxy as
+ * Debian ships it) admitting clients without credentials, squid and tinyproxy allowing CONNECT to port 443 alone, as squid ships, and goproxy behind a
  * credentials check, which refuses by closing the connection.
  */
 import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
@@ -122,7 +122,7 @@ describe("the health check through real proxy servers", () => {
 describe("the health check through real servers that ask no credentials (proxies allow-listed by IP)", () => {
   it("checks each healthy from a record of the seed's four fields: no protocol, no username, no password", async () => {
     const servers = open?.proxies ?? [];
-    expect(servers.map((p) => p.name)).toEqual(["tinyproxy", "squid", "proxy (npm)", "proxy-chain (npm)", "microsocks", "Dante", "socksv5 (npm)", "goproxy", "go-socks5"]);
+    expect(servers.map((p) => p.name)).toEqual(["tinyproxy", "squid", "proxy (npm)", "proxy-chain (npm)", "microsocks", "Dante", "socksv5 (npm)", "Privoxy (shipped configuration)", "goproxy", "go-socks5"]);
     const records: ProxyToCheck[] = servers.map((p) => ({ ip: "127.0.0.1", port: p.port, id: p.name, country: "US" }));
     const report = await checkProxies(records, { target: urls.echo, timeoutMs: 5_000 });
     expect(report.results.map((r, i) => `${servers[i]?.name}: ${r.healthy ? "healthy" : `${r.failure} (${r.message})`}`)).toEqual(servers.map((p) => `${p.name}: healthy`));
