@@ -9,7 +9,8 @@
 // `node bench/stacks-sim.mjs` after `npm run build`. SIM_CASES: K:N:R:T cases as BENCH_STACKS takes them, with
 // `:on-429`, `:never`, `:late=<s>`, `:latency=<ms>`, `:window=<s>` (with `:from-first`, windows as express-rate-limit
 // counts them, each beginning with the first request after the last ended), `:sliding` (HAProxy's sliding second,
-// which counts the requests it refuses), `:log` (a sliding log of the window's accepted requests, as the `limits`
+// which counts the requests it refuses), `:counter` (go-chi/httprate's sliding window counter, with GitHub's hints and
+// the current window's end as their reset), `:log` (a sliding log of the window's accepted requests, as the `limits`
 // library's moving window behind Flask-Limiter and slowapi counts them, its reset the oldest's expiry), `:no-estimates`, and `:share=<percent>` (each stack
 // capped at that share, beside an application sending the rest of the key's rate steadily, as BENCH_SHARE_CASES does;
 // with `:no-app`, the stacks alone, each given its share of the key); SIM_SEEDS (default 1,7,13) vary the latency's
@@ -153,8 +154,36 @@ function slidingLog(r, windowSeconds = 1, now) {
   };
 }
 
-/** The case's limiter: HAProxy's sliding second, a sliding log, express-rate-limit's windows, or the sandbox's. */
-function caseLimiter({ r, windowSeconds, fromFirst, sliding, log }, now) {
+/**
+ * go-chi/httprate's sliding window counter (v0.16.1), on the virtual clock: windows aligned to the limiter's start (the
+ * case's first moment, 337 ms into a second), not to the Unix time; a request is taken while the previous window's
+ * count, weighted by what is left of the current one, plus the current's, rounded, is below `r × windowSeconds` (the
+ * refused are not counted); its reset is the current window's end as a Unix time in whole seconds, cut down (so it may
+ * have passed already), and a refusal's `Retry-After` the window's length.
+ */
+function slidingCounter(r, windowSeconds = 1, now) {
+  const windowMs = windowSeconds * 1000;
+  const limit = Math.max(1, Math.floor(r * windowSeconds));
+  const counts = new Map();
+  return {
+    take() {
+      const unix = EPOCH_MS + now();
+      const start = EPOCH_MS + Math.floor(now() / windowMs) * windowMs;
+      const rate = Math.round((counts.get(start - windowMs) ?? 0) * (1 - (unix - start) / windowMs) + (counts.get(start) ?? 0));
+      const allowed = rate + 1 <= limit;
+      if (allowed) counts.set(start, (counts.get(start) ?? 0) + 1);
+      const remaining = Math.max(0, limit - rate - (allowed ? 1 : 0));
+      const quota = { limit, remaining, resetAt: start + windowMs - EPOCH_MS, windowSeconds };
+      // As httprate writes them: rateLimitHeaders would round the reset up, and never state one already passed.
+      const headers = { "x-ratelimit-limit": String(limit), "x-ratelimit-remaining": String(remaining), "x-ratelimit-reset": String(Math.floor((start + windowMs) / 1000)) };
+      return { allowed, quota, headers, retryAfterSeconds: allowed ? undefined : windowSeconds };
+    },
+  };
+}
+
+/** The case's limiter: HAProxy's sliding second, a sliding log or counter, express-rate-limit's windows, or the sandbox's. */
+function caseLimiter({ r, windowSeconds, fromFirst, sliding, log, counter }, now) {
+  if (counter) return slidingCounter(r, windowSeconds, now);
   if (sliding) return haproxySliding(r, now);
   if (log) return slidingLog(r, windowSeconds, now);
   if (fromFirst) return expressWindow(r, windowSeconds ?? 1, now);
@@ -191,7 +220,8 @@ function simulatedKey(c, clock) {
       key.calls += 1;
       await clock.sleep(trip / 2 + 1);
       const withHints = c.hints === "always" || (c.hints === "on-429" && !decision.allowed);
-      const headers = withHints ? rateLimitHeaders(c.form, { ...decision.quota, resetAt: decision.quota.resetAt + EPOCH_MS }, Date.now()) : {};
+      const stated = decision.headers ?? rateLimitHeaders(c.form, { ...decision.quota, resetAt: decision.quota.resetAt + EPOCH_MS }, Date.now());
+      const headers = withHints ? stated : {};
       const hinted = readRateLimitHints(headers, Date.now());
       if (decision.allowed) return permit.settle({ status: 200, hints: hinted });
       key.refusals.push({ stack, at: clock.now() });
@@ -249,7 +279,7 @@ async function runStacks(c, clock, key, starts) {
 
 /** One case: K stacks of N orders on a key of R requests a second. */
 export async function simulateStacks(options) {
-  const defaults = { hints: "always", form: "contract", lateMs: 0, latencyMs: 5, fromFirst: false, sliding: false, log: false, estimates: true, app: true, seed: 1 };
+  const defaults = { hints: "always", form: "contract", lateMs: 0, latencyMs: 5, fromFirst: false, sliding: false, log: false, counter: false, estimates: true, app: true, seed: 1 };
   // A value left undefined takes its default, as a destructuring default would.
   const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
   const c = { ...defaults, ...given };
@@ -289,6 +319,7 @@ function parseCase(spec) {
     fromFirst: flags.includes("from-first"),
     sliding: flags.includes("sliding"),
     log: flags.includes("log"),
+    counter: flags.includes("counter"),
     estimates: !flags.includes("no-estimates"),
     share: value("share") === undefined ? undefined : Number(value("share")) / 100,
     app: !flags.includes("no-app"),

@@ -14,7 +14,9 @@
  *    a window to the others instead of racing them for it.
  * 4. **A reset is stated in whole seconds, rounded up**: a window's reset lies between the latest moment its answers
  *    state, less a second, and the earliest, and no window lasts longer than the longest reset stated. What is left is
- *    spent by the middle of those bounds; rule 1's lone request waits for the latest.
+ *    spent by the middle of those bounds; rule 1's lone request waits for the latest. A reset stated as passed is a
+ *    second away: go-chi/httprate cuts its window's end down to the second, and each such answer let rule 1's request
+ *    go at once, one a round trip where none was left (two stacks behind it had 15.5% refused, 0.2-0.5% now).
  * 5. **While there is room, no wait**: a burst (the requests in flight and held) that a quarter of what is left holds
  *    goes at once.
  * 6. **Without hints, a window of requests in flight**: one, then one more per two windows' worth of answers (TCP's
@@ -31,7 +33,9 @@
  * 9. **A quota that frees one request at its reset is spent as the API counts it.** A sliding log (the `limits`
  *    library's moving window) states as its reset when the oldest request leaves it. Where rule 1's request after a
  *    reset finds less than half the quota left, though this process alone sent the window's quota before it, and no
- *    other client is seen, each request goes once the one a quota before it is a window and a round trip old.
+ *    other client is seen, each request goes once the one a quota before it is a window and a round trip old. Each
+ *    refusal while it holds keeps the log a request shorter: a counter that weighs the last window (httprate's) counts
+ *    a steady quota as the quota, and refused one a second or two (a lone stack: 1.34-1.41x, 1.2-2.4%; 1.27-1.30x, 0.2%).
  */
 import type { Quota } from "../contract";
 
@@ -136,6 +140,8 @@ export class Pace {
   private probeSentAt = Number.NaN;
   private roundTripMs = 0;
   private freesOneAtReset = false;
+  /** Rule 9: how many requests short of the quota this process keeps the API's log. */
+  private logShort = 0;
 
   constructor(private readonly pauseWithoutRetryAfterMs: number) {}
 
@@ -169,7 +175,9 @@ export class Pace {
     this.heard = true;
     const q = answer.quota;
     this.roundTripMs = now - answer.sentAt;
-    // A refusal shows others on the key: rule 9 waits for the next reset's request to tell again.
+    // A refusal keeps rule 9's log a request shorter, and may show others on the key: rule 9 waits for the next reset's
+    // request to tell again.
+    if (isRefusal(answer.status) && this.freesOneAtReset) this.logShort += 1;
     if (isRefusal(answer.status)) this.freesOneAtReset = false;
     else if (q && answer.sentAt === this.probeSentAt) this.freesOneAtReset = this.refillsInPart(q);
     this.quota = q && this.read(now, q, inFlight);
@@ -212,7 +220,8 @@ export class Pace {
   private read(now: number, q: Quota, inFlight: number): QuotaView {
     const view = this.quota;
     const remaining = q.remaining - inFlight;
-    const stated = now + q.resetMs;
+    // A reset stated as passed (a whole-second Unix time cut down, or a server's clock behind this one) is a second away.
+    const stated = now + (q.resetMs > 0 ? q.resetMs : RESET_RESOLUTION_MS);
     const earliest = stated - RESET_RESOLUTION_MS;
     this.longestResetMs = Math.max(this.longestResetMs, Math.floor(q.resetMs / RESET_RESOLUTION_MS) * RESET_RESOLUTION_MS);
     const same = view && q.limit === view.limit && remaining <= view.remaining && now < view.latest && earliest < view.latest && stated > view.earliest;
@@ -246,15 +255,16 @@ export class Pace {
    */
   private refillsInPart(q: Quota): boolean {
     const own = this.sends.filter((t) => t >= this.probeSentAt - this.longestResetMs - this.roundTripMs).length;
-    return q.remaining + 1 < q.limit * REFILLED_PART && own >= q.limit - 1;
+    return q.remaining + 1 < q.limit * REFILLED_PART && own >= q.limit - 1 - this.logShort;
   }
 
   /** Spends what the quota has left, less the others' part of it, evenly until its reset (rules 3, 4, 5, 8 and 9). */
   private quotaNextAt(at: number, quota: QuotaView, inFlight: number, waiting: number): number {
     if (this.freesOneAtReset && this.share === 1 && this.othersSeen() === 0) {
-      // The API's log holds this process's last `limit` requests: the oldest leaves it a window after it arrived.
-      const frees = (this.sends[this.sends.length - quota.limit] ?? Number.NEGATIVE_INFINITY) + this.longestResetMs + this.roundTripMs;
-      return Math.max(at, frees, this.lastSentAt + this.longestResetMs / quota.limit);
+      // The API's log holds this process's last `part` requests: the oldest leaves it a window after it arrived.
+      const part = Math.max(1, quota.limit - this.logShort);
+      const frees = (this.sends[this.sends.length - part] ?? Number.NEGATIVE_INFINITY) + this.longestResetMs + this.roundTripMs;
+      return Math.max(at, frees, this.lastSentAt + this.longestResetMs / part);
     }
     const left = quota.remaining - this.othersSeen();
     const spaced = this.share < 1 ? this.lastSentAt + this.longestResetMs / (this.share * quota.limit) : at;

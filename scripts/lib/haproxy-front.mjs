@@ -5,11 +5,10 @@
 // and no `Retry-After`: the sliding-window counter of many gateways, and a limiter other than nginx's leaky bucket and
 // express-rate-limit's fixed window. The tests and `npm run bench` put it in front of a sandbox with no limit of its
 // own. HAProxy comes from Debian's packages (scripts/ensure-proxies installs it).
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, listening, statusLines } from "./loopback.mjs";
+import { freePort, startStatusFront } from "./loopback.mjs";
 
 /**
  * Starts HAProxy on loopback in front of `upstream` (a base URL): at most `rate` requests per key in any second, the
@@ -43,19 +42,9 @@ backend upstream
     server upstream ${target.hostname}:${upstreamPort}
 `,
   );
-  const child = spawn(haproxy, ["-db", "-f", join(dir, "haproxy.cfg")], { stdio: ["ignore", "pipe", "ignore"] });
-  const statuses = statusLines(child.stdout);
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  const failed = new Promise((_, reject) => child.once("error", reject));
-  await Promise.race([listening(port, "HAProxy"), failed]);
-  return {
-    url: `http://127.0.0.1:${port}`,
-    refused: () => statuses.filter((s) => s === status).length,
-    passed: () => statuses.filter((s) => s !== status).length,
-    async stop() {
-      child.kill("SIGTERM");
-      await exited;
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return startStatusFront("HAProxy", port, haproxy, ["-db", "-f", join(dir, "haproxy.cfg")], {
+    refusal: status,
+    stderr: "ignore",
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  });
 }

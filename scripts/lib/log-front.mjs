@@ -2,12 +2,12 @@
 // Flask-Limiter and slowapi count and state it. Its reset is when the oldest request leaves the log, which frees one
 // request, not the whole quota. `npm run bench` puts it in front of a sandbox with no limit of its own; `limits` is
 // installed from PyPI into the cache folder on first use.
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { cacheRoot } from "./cache-root.mjs";
-import { freePort, listening, statusLines } from "./loopback.mjs";
+import { freePort, startStatusFront } from "./loopback.mjs";
 
 const LIMITS_VERSION = "5.8.0";
 const here = dirname(fileURLToPath(import.meta.url));
@@ -30,21 +30,7 @@ export async function startLogFront(upstream, { rate }) {
   const port = await freePort();
   // It forwards to loopback over plain HTTP: an upstream without a port is on HTTP's (as haproxy-front.mjs reads one).
   const upstreamPort = new URL(upstream).port || "80";
-  const child = spawn("python3", [join(here, "log-front.py"), String(port), upstreamPort, String(rate)], {
+  return startStatusFront("the sliding-log limiter", port, "python3", [join(here, "log-front.py"), String(port), upstreamPort, String(rate)], {
     env: { ...process.env, PYTHONPATH: limitsPath() },
-    stdio: ["ignore", "pipe", "inherit"],
   });
-  const statuses = statusLines(child.stdout);
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  const failed = new Promise((_, reject) => child.once("error", reject));
-  await Promise.race([listening(port, "the sliding-log limiter"), failed]);
-  return {
-    url: `http://127.0.0.1:${port}`,
-    refused: () => statuses.filter((s) => s === 429).length,
-    passed: () => statuses.filter((s) => s !== 429).length,
-    async stop() {
-      child.kill("SIGTERM");
-      await exited;
-    },
-  };
 }

@@ -1,5 +1,6 @@
-// Loopback for the real servers the tests and the bench start (nginx, HAProxy, the sliding log): a free port, a wait
-// until a server listens on one, and the statuses a front prints as it decides.
+// Loopback for the real servers the tests and the bench start (nginx, HAProxy, the sliding log, httprate): a free port,
+// a wait until a server listens on one, and the fronts that print each decision's status as they decide.
+import { spawn } from "node:child_process";
 import { connect, createServer } from "node:net";
 
 /** A free port on loopback. */
@@ -39,4 +40,27 @@ export function statusLines(stream) {
     for (const line of lines) if (/^\d{3}$/.test(line.trim())) statuses.push(Number(line.trim()));
   });
   return statuses;
+}
+
+/**
+ * Runs `file` with `args`, a front on loopback `port` that prints each decision's status on its stdout, and resolves
+ * once it listens: its URL, how many requests it refused (answered `refusal`) and passed, and how to stop it (`cleanup`
+ * runs once it has exited).
+ */
+export async function startStatusFront(what, port, file, args, { env = process.env, refusal = 429, stderr = "inherit", cleanup } = {}) {
+  const child = spawn(file, args, { env, stdio: ["ignore", "pipe", stderr] });
+  const statuses = statusLines(child.stdout);
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  const failed = new Promise((_, reject) => child.once("error", reject));
+  await Promise.race([listening(port, what), failed]);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    refused: () => statuses.filter((s) => s === refusal).length,
+    passed: () => statuses.filter((s) => s !== refusal).length,
+    async stop() {
+      child.kill("SIGTERM");
+      await exited;
+      cleanup?.();
+    },
+  };
 }
