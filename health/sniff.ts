@@ -9,7 +9,7 @@ import type { Socket } from "node:net";
 import { connectTo, type CheckSockets } from "./connection";
 import { OtherProtocol, ProbeFailure } from "./failure";
 import { SocketReader } from "./reader";
-import { authorityOf, noCredentials, openTunnel, protocolOf, proxyAuthorization, SOCKS5_GREETING, type ProxyProtocol, type TunnelTarget } from "./tunnel";
+import { authorityOf, connectRequest, noCredentials, openTunnel, protocolOf, SOCKS5_GREETING, type ProxyProtocol, type TunnelTarget } from "./tunnel";
 import type { ProxyToCheck } from "./types";
 
 /** How long a SOCKS5 greeting goes unanswered before the proxy is asked in HTTP. */
@@ -87,9 +87,7 @@ async function answersIn(protocol: ProxyProtocol, proxy: ProxyToCheck, target: T
   try {
     const socket = await connectTo(proxy, sockets);
     const reader = new SocketReader(socket, { during: `asking in ${protocol}` });
-    const authority = authorityOf(target);
-    const credentials = options.withCredentials ? proxyAuthorization(proxy) : [];
-    socket.write([`CONNECT ${authority} HTTP/1.1`, `Host: ${authority}`, ...credentials, "", ""].join("\r\n"));
+    socket.write([...connectRequest(authorityOf(target), options.withCredentials ? proxy : {}), "", ""].join("\r\n"));
     return (await reader.bytes(5)).toString("latin1") === "HTTP/";
   } catch {
     return false;

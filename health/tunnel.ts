@@ -61,7 +61,7 @@ async function httpConnect(proxy: ProxyToCheck, target: TunnelTarget, reader: So
 }
 
 /** The CONNECT request's lines: Basic credentials when the proxy has a username. */
-function connectRequest(authority: string, proxy: ProxyToCheck): string[] {
+export function connectRequest(authority: string, proxy: Pick<ProxyToCheck, "username" | "password">): string[] {
   return [`CONNECT ${authority} HTTP/1.1`, `Host: ${authority}`, ...proxyAuthorization(proxy)];
 }
 

@@ -1,4 +1,5 @@
-# Shared by the scripts that build Go programs from modules (ensure-pulumi, ensure-language-hosts, gen-sdk/run).
+# Shared by the scripts that build Go programs from modules (ensure-pulumi, ensure-language-hosts, gen-sdk/run,
+# ensure-proxies, httprate-front.mjs).
 # Settings that hold on these machines (docs/contributing/pulumi-cli.md): no cgo, module mode, the local toolchain only, and no
 # checksum-database lookup for pkg/v3 (the database has no entry for the versions used; go.sum still pins them).
 export CGO_ENABLED=0 GOFLAGS=-mod=mod GOTOOLCHAIN=local
@@ -21,4 +22,22 @@ build_in_wrapper() {
     go mod download >"$work/download.log" 2>&1 || { tail -n 30 "$work/download.log" >&2; exit 1; }
     go build -trimpath -tags osusergo,grpcnotrace -ldflags "$GO_LDFLAGS" -o "$output.tmp" "$package"
   )
+}
+
+# build_cached SOURCES NAME CACHE_ROOT: the Go program in SOURCES (its go.mod, go.sum and .go files), built once into
+# CACHE_ROOT/NAME-<hash of those files>/NAME, from a copy (module mode may tidy go.mod and go.sum, which stay as the
+# repository has them). Prints the binary's path; progress goes to stderr.
+build_cached() {
+  local sources=$1 name=$2 cache_root=$3
+  local hash dir
+  hash=$(cat "$sources/go.mod" "$sources/go.sum" "$sources"/*.go | sha256sum | cut -c1-12)
+  dir="$cache_root/$name-$hash"
+  if ! [ -x "$dir/$name" ]; then
+    echo "building $name ($sources) into $dir" >&2
+    rm -rf "$dir" && mkdir -p "$dir/src"
+    cp "$sources/go.mod" "$sources/go.sum" "$sources"/*.go "$dir/src/"
+    (cd "$dir/src" && go build -trimpath -ldflags "$GO_LDFLAGS" -o "$dir/$name.tmp" . >&2)
+    mv "$dir/$name.tmp" "$dir/$name"
+  fi
+  echo "$dir/$name"
 }
