@@ -2,7 +2,8 @@
  * The time, and a way to let it pass: the package's one clock type. The API client and its request budget, the
  * waiter, the absence check, a fleet's progress lines and the provider core take one (the core hands its own to the
  * others); tests pass a simulated one. Times the API states absolutely (an HTTP-date `Retry-After`, a Unix-time
- * reset) are read against the real time, which is the API's.
+ * reset) are read against the real time, corrected by the answer's `Date` where the API's clock is off
+ * (contract/rate-limit.ts `apiTime`).
  */
 import { setTimeout as sleepFor } from "node:timers/promises";
 

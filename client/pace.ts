@@ -220,7 +220,8 @@ export class Pace {
   private read(now: number, q: Quota, inFlight: number): QuotaView {
     const view = this.quota;
     const remaining = q.remaining - inFlight;
-    // A reset stated as passed (a whole-second Unix time cut down, or a server's clock behind this one) is a second away.
+    // A reset stated as passed (a whole-second Unix time cut down, or a server clock less than a second behind this
+    // one: a larger difference the answer's Date corrects) is a second away.
     const stated = now + (q.resetMs > 0 ? q.resetMs : RESET_RESOLUTION_MS);
     const earliest = stated - RESET_RESOLUTION_MS;
     this.longestResetMs = Math.max(this.longestResetMs, Math.floor(q.resetMs / RESET_RESOLUTION_MS) * RESET_RESOLUTION_MS);

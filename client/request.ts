@@ -330,7 +330,7 @@ export class RequestSender {
   ): Promise<Omit<ApiResponse, "afterUncertainAttempt"> | ProxyApiError> {
     const responseHeaders = flattenHeaders(res.headers);
     // The one reading of the answer's rate-limit hints and Retry-After. A time the API states (an HTTP date, a Unix
-    // reset) is the API's, read against the real time (clock.ts).
+    // reset) is the API's, read against the real time as the answer's Date corrects it (clock.ts).
     const hints = readRateLimitHints(responseHeaders, Date.now());
     const { retryAfterMs } = hints;
     permit.settle({ status: res.statusCode, hints });

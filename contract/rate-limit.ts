@@ -4,7 +4,7 @@
  * sandbox speaks any of them). `Retry-After` is read here too, as delta seconds or an HTTP date.
  *
  * Hints are hints: a value that is missing, malformed or contradictory is ignored, never an error. Times the API states
- * absolutely (a Unix-time reset, an HTTP date) are read against `now`, the real time, which is the API's.
+ * absolutely (a Unix-time reset, an HTTP date) are read against the API's own clock ({@link apiTime}).
  */
 import { unixTimeMs } from "./unix-time";
 
@@ -56,8 +56,9 @@ export interface RateLimitHints {
   retryAfterMs?: number;
 }
 
-/** Reads every form of hints in `headers` (lower-case names). */
-export function readRateLimitHints(headers: Record<string, string | undefined>, now: number): RateLimitHints {
+/** Reads every form of hints in `headers` (lower-case names), the answer's `now` being this machine's time. */
+export function readRateLimitHints(headers: Record<string, string | undefined>, localNow: number): RateLimitHints {
+  const now = apiTime(headers["date"], localNow);
   const read: [HintForm, Quota[]][] = [
     ["contract", orNone(counters(headers, "ratelimit-", now))],
     ["ietf-draft", draftQuotas(headers["ratelimit"], headers["ratelimit-policy"], now)],
@@ -105,6 +106,25 @@ function tightest(quotas: Quota[]): Quota | undefined {
 }
 
 /**
+ * How far the two clocks may differ before the API's `Date` is taken for its time: its whole second, and a second more
+ * for the answer's way here and a clock a little off (rule 4 of client/pace.ts reads every reset to the second anyway).
+ */
+const CLOCKS_AGREE_MS = 1000;
+
+/**
+ * The API's time when it answered, for the times it states absolutely: `localNow` where the answer's `Date` header
+ * (which RFC 9110 asks of every origin server with a clock) agrees with it to within a second either side of the second
+ * it names, else that second. A server whose clock is behind states a `Retry-After` date already passed and every Unix
+ * reset as passed; one whose clock is ahead states them as far off as it is ahead, beyond the longest `Retry-After` the
+ * client waits for. Without a readable `Date`, `localNow`.
+ */
+export function apiTime(date: string | undefined, localNow: number): number {
+  const stated = dateOf(date ?? "");
+  if (stated === undefined) return localNow;
+  return localNow < stated - CLOCKS_AGREE_MS || localNow > stated + 2 * CLOCKS_AGREE_MS ? stated : localNow;
+}
+
+/**
  * Parses an HTTP `Retry-After` value: delta seconds (`"120"`), or an HTTP date. Fractional seconds (`"0.532"`, which
  * rate-limiter-flexible's documented middleware sends) are read too, rounded up to the millisecond. Returns the delay
  * in milliseconds (never negative), or undefined when the value is absent or unreadable.
@@ -116,15 +136,20 @@ export function parseRetryAfter(value: string | undefined | null, now: number): 
   return millisecondsUntil(text, now);
 }
 
-/**
- * Milliseconds until a moment written as a date (never negative): an HTTP date, ISO 8601, or what JavaScript's
- * `String(date)` writes. Only a value with letters can be one (Date.parse also accepts loose formats such as "2");
- * undefined for any other.
- */
+/** Milliseconds until a moment written as a date ({@link dateOf}), never negative; undefined for any other value. */
 function millisecondsUntil(text: string, now: number): number | undefined {
+  const at = dateOf(text);
+  return at === undefined ? undefined : Math.max(0, at - now);
+}
+
+/**
+ * A moment written as a date: an HTTP date, ISO 8601, or what JavaScript's `String(date)` writes. Only a value with
+ * letters can be one (Date.parse also accepts loose formats such as "2"); undefined for any other.
+ */
+function dateOf(text: string): number | undefined {
   if (!/[a-z]/i.test(text)) return undefined;
   const at = Date.parse(text);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+  return Number.isNaN(at) ? undefined : at;
 }
 
 /** 2001-09-09 in Unix seconds: no quota window lasts that long, so a larger reset is a point in time. */

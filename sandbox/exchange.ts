@@ -163,7 +163,10 @@ export class Exchange {
   private async finish(answer: Answer): Promise<void> {
     const { options, sandbox } = this.running;
     const { pathname } = this.url;
-    const sent = { ...answer, headers: { ...answer.headers, "x-request-id": this.record.requestId } };
+    // The Date by the sandbox's clock, which an advanced clock moves with the times the answer states (a client reads
+    // those against it: contract/rate-limit.ts apiTime).
+    const date = new Date(sandbox.clock.now()).toUTCString();
+    const sent = { ...answer, headers: { ...answer.headers, date, "x-request-id": this.record.requestId } };
     const checked = pathname.startsWith("/v1/") && options.checkAnswers !== false && !this.injected;
     const problems = checked ? contractProblems(this.method, pathname, sent) : [];
     if (problems.length > 0) {

@@ -141,8 +141,12 @@ describe("sandbox: admin routes (enabled by flag)", () => {
     expect(admin.orderStatus(id)).toBe("active");
     const moved = await post("/__sandbox/clock", { advanceMs: 5000 });
     expect(moved.status).toBe(200);
-    // The sandbox's time now runs 5 s ahead of the real one.
+    // The sandbox's time now runs 5 s ahead of the real one, and its answers' Date with it (the times they state are
+    // read against it).
     expect(Date.parse(String(moved.body.now)) - Date.now()).toBeGreaterThan(4000);
+    const usage = await request(admin.url + "/v1/usage", { headers: auth });
+    await usage.body.dump();
+    expect(Date.parse(String(usage.headers.date)) - Date.now()).toBeGreaterThan(3000);
     expect(admin.orderStatus(id)).toBe("expired");
     expect((await post("/__sandbox/clock", { advanceMs: -1 })).status).toBe(400);
     expect((await post("/__sandbox/settings", { orderLifetimeMs: "1d" })).status).toBe(400);

@@ -112,6 +112,21 @@ describe("retries", () => {
     api.done();
   });
 
+  it("reads a Retry-After date against the API's clock (its Date header) where the two clocks differ", async () => {
+    // A minute behind, the date had passed by this machine's clock (the key would be asked again at once, and again);
+    // a minute ahead, it was past the longest Retry-After the client waits for, and the call failed.
+    for (const offset of [-60_000, 60_000]) {
+      const api = mockApi();
+      const apiNow = Date.now() + offset;
+      const headers = { ...PROBLEM_HEADERS, date: new Date(apiNow).toUTCString(), "retry-after": new Date(apiNow + 20_000).toUTCString() };
+      api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(429, problem(429, "rate_limited", "slow"), { headers });
+      api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(200, USAGE);
+      await api.client.getUsage();
+      expect(api.sleeps, String(offset)).toEqual([20_000]);
+      api.done();
+    }
+  });
+
   it("gives up at once, with the hint, when Retry-After is beyond the cap", async () => {
     const api = mockApi({ maxRetryAfterMs: 60_000 });
     api.pool.intercept({ path: "/v1/usage", method: "GET" }).reply(429, problem(429, "rate_limited", "slow"), {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { HINT_FORMS, parseRetryAfter, rateLimitHeaders, readRateLimitHints, unreadHints } from "../../contract/rate-limit";
+import { apiTime, HINT_FORMS, parseRetryAfter, rateLimitHeaders, readRateLimitHints, unreadHints } from "../../contract/rate-limit";
 
 const NOW = Date.parse("2026-11-27T10:00:00Z");
 const UNIX = NOW / 1000;
@@ -129,6 +129,31 @@ describe("rate-limit hints, read in every form the contract names", () => {
     expect(parseRetryAfter(new Date(NOW + 5000).toUTCString(), NOW)).toBe(5000);
     expect(parseRetryAfter(new Date(NOW - 5000).toUTCString(), NOW)).toBe(0);
     for (const value of ["", ".5", "2.", "-1", "soon-ish", undefined, null]) expect(parseRetryAfter(value, NOW)).toBeUndefined();
+  });
+
+  it("reads the times the API states absolutely against its own clock, its Date header, where the two clocks differ", () => {
+    const stated = (apiNow: number) => ({
+      date: new Date(apiNow).toUTCString(),
+      "x-ratelimit-limit": "60",
+      "x-ratelimit-remaining": "0",
+      "x-ratelimit-reset": String(Math.floor(apiNow / 1000) + 30),
+      "retry-after": new Date(apiNow + 20_000).toUTCString(),
+    });
+    // The API's clock a minute behind: read against this machine's, the reset and the Retry-After had passed; a minute
+    // ahead, both were a minute further off than the API meant (beyond the longest Retry-After the client waits for).
+    for (const apiNow of [NOW - 60_000, NOW + 60_000]) {
+      const hints = readRateLimitHints(stated(apiNow), NOW);
+      expect(hints.quota?.resetMs, String(apiNow - NOW)).toBe(30_000);
+      expect(hints.retryAfterMs, String(apiNow - NOW)).toBe(20_000);
+    }
+    // Clocks that agree to within the Date's whole second and a second more: this machine's time, which is finer.
+    const agreeing = { ...stated(NOW - 400), "x-ratelimit-reset": String(UNIX + 30) };
+    expect(readRateLimitHints(agreeing, NOW).quota?.resetMs).toBe(30_000);
+    expect(readRateLimitHints({ ...agreeing, date: new Date(NOW - 1500).toUTCString() }, NOW).quota?.resetMs).toBe(30_000);
+    // A Date that is no date is not read.
+    expect(readRateLimitHints({ ...agreeing, date: "12" }, NOW).quota?.resetMs).toBe(30_000);
+    expect(apiTime(undefined, NOW)).toBe(NOW);
+    expect(apiTime("yesterday", NOW)).toBe(NOW);
   });
 
   it("reads an X-RateLimit-Reset written as a date, as rate-limiter-flexible's documented middleware writes it", () => {
