@@ -1,12 +1,13 @@
 /**
  * Real proxy servers on loopback, each started with a configuration of the test's own and requiring a username and
- * password: tinyproxy, squid, ncat, pproxy, proxy.py, npm's `proxy` and Apify's `proxy-chain` for HTTP CONNECT;
+ * password: tinyproxy, squid, Apache httpd (mod_proxy), ncat, pproxy, proxy.py, npm's `proxy` and Apify's `proxy-chain`
+ * for HTTP CONNECT;
  * microsocks, Dante, pproxy, npm's `socksv5` and Go's go-socks5 for SOCKS5. They come from Debian's packages, PyPI and
  * Go modules through scripts/ensure-proxies (test/fixtures/go-proxies builds goproxy and go-socks5), and from npm as
  * dev dependencies (test/fixtures/npm-proxy-server.mjs runs them).
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, listening } from "./ports";
@@ -56,6 +57,48 @@ function goServer(installed: Installed, kind: "http" | "socks5", open = false): 
     name: kind === "http" ? "goproxy" : "go-socks5",
     protocol: kind,
     command: (port) => ({ file: installed.goProxies, args: [kind, String(port), ...(open ? [] : [USER, PASSWORD])] }),
+  };
+}
+
+/**
+ * Apache httpd as a forward proxy (mod_proxy, mod_proxy_connect), asking a username and password of every request as
+ * its documentation's `<Proxy "*">` block with basic authentication does. `allowConnect`: the ports CONNECT may reach
+ * (its default, without an `AllowCONNECT` line, is 443 and 563).
+ */
+function apacheServer(name: string, allowConnect?: string): Server {
+  return {
+    name,
+    protocol: "http",
+    command: (port, dir) => {
+      const runtime = join(dir, `apache-${port}`);
+      mkdirSync(runtime);
+      const passwd = join(runtime, "htpasswd");
+      writeFileSync(passwd, `${USER}:${execFileSync("openssl", ["passwd", "-apr1", PASSWORD], { encoding: "utf8" }).trim()}\n`);
+      chmodSync(passwd, 0o644);
+      const modules = ["mpm_event", "authn_core", "authn_file", "authz_core", "authz_user", "auth_basic", "proxy", "proxy_http", "proxy_connect"];
+      const conf = join(runtime, "httpd.conf");
+      writeFileSync(conf, [
+        "ServerRoot /usr/lib/apache2",
+        "ServerName localhost",
+        `Listen 127.0.0.1:${port}`,
+        `PidFile ${join(runtime, "httpd.pid")}`,
+        `DefaultRuntimeDir ${runtime}`,
+        `ErrorLog ${join(runtime, "error.log")}`,
+        "User www-data",
+        "Group www-data",
+        ...modules.map((module) => `LoadModule ${module}_module modules/mod_${module}.so`),
+        "ProxyRequests On",
+        ...(allowConnect ? [`AllowCONNECT ${allowConnect}`] : []),
+        '<Proxy "*">',
+        "  AuthType Basic",
+        '  AuthName "proxy"',
+        "  AuthBasicProvider file",
+        `  AuthUserFile ${passwd}`,
+        "  Require valid-user",
+        "</Proxy>",
+      ].join("\n"));
+      return { file: "/usr/sbin/apache2", args: ["-DFOREGROUND", "-f", conf] };
+    },
   };
 }
 
@@ -111,6 +154,7 @@ function servers(installed: Installed): Server[] {
         return { file: "squid", args: ["-N", "-f", conf] };
       },
     },
+    apacheServer("Apache httpd", "1-65535"),
     {
       name: "ncat",
       protocol: "http",
@@ -249,7 +293,8 @@ export const SQUID_EXIT = "127.0.0.2";
  * Servers that allow CONNECT to port 443 alone, and carry requests for `http` URLs to any port: squid with the
  * configuration its Debian package ships (`http_access deny CONNECT !SSL_ports`; loopback admitted without credentials),
  * only the port and the files moved into the test's folder, and its targets reached from {@link SQUID_EXIT}; tinyproxy with the two `ConnectPort` lines its shipped
- * configuration suggests (443 and 563), requiring a username and password.
+ * configuration suggests (443 and 563), and Apache httpd without an `AllowCONNECT` line (its default: the same two),
+ * both requiring a username and password.
  */
 function connect443Servers(): Server[] {
   return [
@@ -286,6 +331,7 @@ function connect443Servers(): Server[] {
         return { file: "tinyproxy", args: ["-d", "-c", conf] };
       },
     },
+    apacheServer("Apache httpd (AllowCONNECT by default)"),
   ];
 }
 

@@ -1,10 +1,10 @@
 /**
- * The health check through proxy servers nobody here wrote (test/helpers/real-proxies.ts: tinyproxy, squid, ncat,
+ * The health check through proxy servers nobody here wrote (test/helpers/real-proxies.ts: tinyproxy, squid, Apache httpd, ncat,
  * pproxy, proxy.py, npm's proxy and Apify's proxy-chain for HTTP CONNECT; microsocks, Dante, pproxy, npm's socksv5 and
  * Go's go-socks5 for SOCKS5), each requiring a username and password, in every case a user meets (and an exit in
  * another country than sold, named by the echo target): each judged as RFC 9110, RFC 1928 and RFC 1929 mean it and as
  * these servers answer it, with a message whose advice fits. Then the same servers (and Go's goproxy, and Privoxy as
- * Debian ships it) admitting clients without credentials, squid and tinyproxy allowing CONNECT to port 443 alone, as squid ships, and goproxy behind a
+ * Debian ships it) admitting clients without credentials, squid, tinyproxy and Apache httpd allowing CONNECT to port 443 alone, as squid ships and Apache's default is, and goproxy behind a
  * credentials check, which refuses by closing the connection.
  */
 import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
@@ -84,9 +84,9 @@ function casesOf(p: RealProxies["proxies"][number]) {
 }
 
 describe("the health check through real proxy servers", () => {
-  it("runs through seven HTTP CONNECT and five SOCKS5 implementations", () => {
+  it("runs through eight HTTP CONNECT and five SOCKS5 implementations", () => {
     const names = (protocol: string) => real?.proxies.filter((p) => p.protocol === protocol).map((p) => p.name);
-    expect(names("http")).toEqual(["tinyproxy", "squid", "ncat", "pproxy (http)", "proxy.py", "proxy (npm)", "proxy-chain (npm)"]);
+    expect(names("http")).toEqual(["tinyproxy", "squid", "Apache httpd", "ncat", "pproxy (http)", "proxy.py", "proxy (npm)", "proxy-chain (npm)"]);
     expect(names("socks5")).toEqual(["microsocks", "Dante", "pproxy (socks5)", "socksv5 (npm)", "go-socks5"]);
   });
 
@@ -145,11 +145,15 @@ describe("the health check through real servers that allow CONNECT to port 443 a
 
   it("checks an http target healthy with its URL in the request, as curl asks a proxy for one, once CONNECT to it is refused", async () => {
     const servers = connect443?.proxies ?? [];
-    expect(servers.map((p) => `${p.name}${p.username ? " (credentials)" : ""}`)).toEqual(["squid (shipped configuration)", "tinyproxy (ConnectPort 443) (credentials)"]);
+    expect(servers.map((p) => `${p.name}${p.username ? " (credentials)" : ""}`)).toEqual([
+      "squid (shipped configuration)",
+      "tinyproxy (ConnectPort 443) (credentials)",
+      "Apache httpd (AllowCONNECT by default) (credentials)",
+    ]);
     const records = servers.flatMap(recordsOf);
     // CONNECT itself is refused: the tunnel this check opens first is not what passes.
     const tunnels = await Promise.all(servers.map((p) => connectStatus(p, urls.echo)));
-    expect(tunnels).toEqual([403, 403]);
+    expect(tunnels).toEqual([403, 403, 403]);
     const report = await checkProxies(records, { target: urls.echo, timeoutMs: 5_000 });
     expect(report.results.map((r) => `${r.id}: ${r.healthy ? "healthy" : `${r.failure} (${r.message})`}`)).toEqual(records.map((r) => `${r.id}: healthy`));
     const exits = servers.flatMap((p) => [p, p]).map((p) => (p.name.startsWith("squid") ? SQUID_EXIT : "127.0.0.1"));
