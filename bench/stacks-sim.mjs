@@ -11,7 +11,9 @@
 // counts them, each beginning with the first request after the last ended), `:sliding` (HAProxy's sliding second,
 // which counts the requests it refuses), `:counter` (go-chi/httprate's sliding window counter, with GitHub's hints and
 // the current window's end as their reset), `:log` (a sliding log of the window's accepted requests, as the `limits`
-// library's moving window behind Flask-Limiter and slowapi counts them, its reset the oldest's expiry), `:no-estimates`, and `:share=<percent>` (each stack
+// library's moving window behind Flask-Limiter and slowapi counts them, its reset the oldest's expiry), `:ulule`
+// (ulule/limiter's windows, each from the first request after the last, their resets cut down to the second, no
+// `Retry-After`), `:no-estimates`, and `:share=<percent>` (each stack
 // capped at that share, beside an application sending the rest of the key's rate steadily, as BENCH_SHARE_CASES does;
 // with `:no-app`, the stacks alone, each given its share of the key); SIM_SEEDS (default 1,7,13) vary the latency's
 // jitter; `:form=<form>` states the hints in another form (contract/rate-limit.ts).
@@ -181,8 +183,36 @@ function slidingCounter(r, windowSeconds = 1, now) {
   };
 }
 
-/** The case's limiter: HAProxy's sliding second, a sliding log or counter, express-rate-limit's windows, or the sandbox's. */
-function caseLimiter({ r, windowSeconds, fromFirst, sliding, log, counter }, now) {
+/**
+ * ulule/limiter's memory store (v3.11.2) behind its net/http middleware, on the virtual clock: a window of
+ * `windowSeconds` begins with the first request after the last ended; every request is counted, refused or not, and
+ * one that makes the count more than `r × windowSeconds` is refused with no `Retry-After`; GitHub's hints on every
+ * answer, the reset the window's end as a Unix time cut down to the second.
+ */
+function ululeWindows(r, windowSeconds = 1, now) {
+  const windowMs = windowSeconds * 1000;
+  const limit = Math.max(1, Math.floor(r * windowSeconds));
+  let endsAt = Number.NEGATIVE_INFINITY;
+  let count = 0;
+  return {
+    take() {
+      if (now() > endsAt) {
+        endsAt = now() + windowMs;
+        count = 0;
+      }
+      count += 1;
+      const allowed = count <= limit;
+      const remaining = allowed ? limit - count : 0;
+      const quota = { limit, remaining, resetAt: endsAt, windowSeconds };
+      const headers = { "x-ratelimit-limit": String(limit), "x-ratelimit-remaining": String(remaining), "x-ratelimit-reset": String(Math.floor((EPOCH_MS + endsAt) / 1000)) };
+      return { allowed, quota, headers, retryAfterSeconds: undefined };
+    },
+  };
+}
+
+/** The case's limiter: HAProxy's sliding second, a sliding log or counter, express-rate-limit's or ulule/limiter's windows, or the sandbox's. */
+function caseLimiter({ r, windowSeconds, fromFirst, sliding, log, counter, ulule }, now) {
+  if (ulule) return ululeWindows(r, windowSeconds, now);
   if (counter) return slidingCounter(r, windowSeconds, now);
   if (sliding) return haproxySliding(r, now);
   if (log) return slidingLog(r, windowSeconds, now);
@@ -279,7 +309,7 @@ async function runStacks(c, clock, key, starts) {
 
 /** One case: K stacks of N orders on a key of R requests a second. */
 export async function simulateStacks(options) {
-  const defaults = { hints: "always", form: "contract", lateMs: 0, latencyMs: 5, fromFirst: false, sliding: false, log: false, counter: false, estimates: true, app: true, seed: 1 };
+  const defaults = { hints: "always", form: "contract", lateMs: 0, latencyMs: 5, fromFirst: false, sliding: false, log: false, counter: false, ulule: false, estimates: true, app: true, seed: 1 };
   // A value left undefined takes its default, as a destructuring default would.
   const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
   const c = { ...defaults, ...given };
@@ -320,6 +350,7 @@ function parseCase(spec) {
     sliding: flags.includes("sliding"),
     log: flags.includes("log"),
     counter: flags.includes("counter"),
+    ulule: flags.includes("ulule"),
     estimates: !flags.includes("no-estimates"),
     share: value("share") === undefined ? undefined : Number(value("share")) / 100,
     app: !flags.includes("no-app"),
