@@ -91,11 +91,8 @@ export class RequestBudget {
   }
 
   private poke(): void {
-    if (this.pumping) {
-      this.wake?.abort();
-      return;
-    }
-    void this.pump();
+    if (this.pumping) this.wake?.abort();
+    else void this.pump();
   }
 
   /** Serves the held requests while there are any; sleeps until the next may go, or until something changes. */

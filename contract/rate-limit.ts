@@ -37,7 +37,10 @@ export interface Quota {
   limit: number;
   /** Requests left now. */
   remaining: number;
-  /** Milliseconds until the quota is whole again (0: it is). */
+  /**
+   * Milliseconds until the quota is whole again (0: it is). Below 0 for a moment stated as already passed, by as much:
+   * servers that cut their Unix-time resets down to the second state one often (client/pace.ts, rule 4).
+   */
   resetMs: number;
   /**
    * The reset was stated as a point in time (a Unix time), not as seconds from now: every answer of a fixed window names
@@ -158,9 +161,10 @@ const UNIX_TIME_FLOOR_SECONDS = 1_000_000_000;
 /**
  * Milliseconds until a reset stated as a number, in any form: delta seconds, or a Unix time in seconds or milliseconds,
  * told apart by size (GitHub and Okta send Unix seconds, express-rate-limit's `X-RateLimit-Reset` too, others deltas).
+ * A Unix time already passed gives how long ago, below 0.
  */
 export function resetMsOf(reset: number, now: number): number {
-  if (reset >= UNIX_TIME_FLOOR_SECONDS) return Math.max(0, unixTimeMs(reset) - now);
+  if (reset >= UNIX_TIME_FLOOR_SECONDS) return unixTimeMs(reset) - now;
   return reset * 1000;
 }
 
