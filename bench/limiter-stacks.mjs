@@ -3,7 +3,8 @@
 // limiters in front of real APIs count, with hints in each of its header modes; nginx's limit_req
 // (scripts/lib/nginx-front.mjs), a leaky bucket with no hints at all; HAProxy's stick table
 // (scripts/lib/haproxy-front.mjs), a sliding second with no hints either; a sliding log (scripts/lib/log-front.mjs,
-// the limits library's moving window); and go-chi/httprate (scripts/lib/httprate-front.mjs), a sliding window counter.
+// the limits library's moving window); go-chi/httprate, a sliding window counter, and ulule/limiter, windows from each
+// one's first request (scripts/lib/go-limiter-front.mjs).
 import { apiShape } from "./api-shape.mjs";
 import { FLEET_PROGRAM } from "./fleet-resource.mjs";
 import { sideBySideFloor, ups } from "./side-by-side.mjs";
@@ -12,7 +13,7 @@ import { LIMITER_MODES, startLimiterFront } from "../scripts/lib/limiter-front.m
 import { startHaproxyFront } from "../scripts/lib/haproxy-front.mjs";
 import { startNginxFront } from "../scripts/lib/nginx-front.mjs";
 import { startLogFront } from "../scripts/lib/log-front.mjs";
-import { startHttprateFront } from "../scripts/lib/httprate-front.mjs";
+import { startHttprateFront, startUluleFront } from "../scripts/lib/go-limiter-front.mjs";
 
 /**
  * `BENCH_LIMITER_CASES`: K:N:R:T:<mode>:window=<s>, comma separated, with the sandbox's flags and `:late=<s>`: K stacks
@@ -20,10 +21,11 @@ import { startHttprateFront } from "../scripts/lib/httprate-front.mjs";
  * in each window of s seconds; or, with `:nginx=<status>:burst=<b>` instead of a mode, behind nginx's limit_req at R a
  * second after a burst of b, refusing with that status; or, with `:haproxy=<status>`, behind HAProxy's stick table at
  * R in any second; or, with `:log`, behind a sliding log of R in any second (scripts/lib/log-front.mjs); or, with
- * `:httprate`, behind go-chi/httprate's counter of R a second (scripts/lib/httprate-front.mjs). By default issue #60's
+ * `:httprate`, behind go-chi/httprate's counter of R a second, or with `:ulule`, behind ulule/limiter's windows of R
+ * (scripts/lib/go-limiter-front.mjs). By default issue #60's
  * cases (4 stacks of 50, the last 10 s late, each mode, windows of 1 s and 10 s, 10 a second), the same stacks behind
- * nginx with its default 503, behind HAProxy with 429, behind the sliding log and behind httprate, and one fleet of 200
- * alone behind each of the last two.
+ * nginx with its default 503, behind HAProxy with 429, behind the sliding log, httprate and ulule, and one fleet of 200
+ * alone behind the log and httprate.
  */
 export const DEFAULT_LIMITER_CASES = [
   ...LIMITER_MODES.flatMap((mode) => [1, 10].map((window) => `4:50:10:20:${mode}:window=${window}:no-estimates:latency=40:late=10`)),
@@ -33,6 +35,7 @@ export const DEFAULT_LIMITER_CASES = [
   "4:50:10:20:log:no-estimates:latency=40:late=10",
   "1:200:10:20:httprate:no-estimates:latency=40",
   "4:50:10:20:httprate:no-estimates:latency=40:late=10",
+  "4:50:10:20:ulule:no-estimates:latency=40:late=10",
 ].join(",");
 
 /** The limiter a case names, its label, and the goals of its figures (without hints, the first refusals teach the rate). */
@@ -51,6 +54,13 @@ function limiterOf(spec, r) {
     return {
       label: `a sliding log (the limits library's moving window, as Flask-Limiter states it: ${r} in any second, GitHub's hints with every answer)`,
       start: (url) => startLogFront(url, { rate: r }),
+      goals: { share: 0.02, ratio: 1.25 },
+    };
+  }
+  if (spec.split(":").includes("ulule")) {
+    return {
+      label: `ulule/limiter (windows of ${r} a second, each from its first request, GitHub's hints with every answer, their reset the window's end, no Retry-After)`,
+      start: (url) => startUluleFront(url, { rate: r }),
       goals: { share: 0.02, ratio: 1.25 },
     };
   }
@@ -91,7 +101,7 @@ export async function limiterStackFigures(root, startSandbox, cases = DEFAULT_LI
       const limiter = limiterOf(spec, r);
       const lateMs = Number(/:late=(\d+)/.exec(spec)?.[1] ?? 0) * 1000;
       const tMs = t * 1000;
-      const ours = ["window=", "nginx=", "burst=", "haproxy=", "log", "httprate"];
+      const ours = ["window=", "nginx=", "burst=", "haproxy=", "log", "httprate", "ulule"];
       const shape = apiShape(spec.split(":").slice(1).filter((f) => !ours.some((flag) => f.startsWith(flag))).join(":"), 0, tMs);
       while (stacks.length < k) stacks.push(await workspace.program(`proxy-fleet-limited-${stacks.length}`, FLEET_PROGRAM));
       const these = stacks.slice(0, k);
