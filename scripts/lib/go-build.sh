@@ -1,5 +1,5 @@
 # Shared by the scripts that build Go programs from modules (ensure-pulumi, ensure-language-hosts, gen-sdk/run,
-# ensure-proxies, httprate-front.mjs).
+# ensure-proxies, go-limiter-front.mjs).
 # Settings that hold on these machines (docs/contributing/pulumi-cli.md): no cgo, module mode, the local toolchain only, and no
 # checksum-database lookup for pkg/v3 (the database has no entry for the versions used; go.sum still pins them).
 export CGO_ENABLED=0 GOFLAGS=-mod=mod GOTOOLCHAIN=local
