@@ -184,27 +184,17 @@ function slidingCounter(r, windowSeconds = 1, now) {
 }
 
 /**
- * ulule/limiter's memory store (v3.11.2) behind its net/http middleware, on the virtual clock: a window of
- * `windowSeconds` begins with the first request after the last ended; every request is counted, refused or not, and
- * one that makes the count more than `r × windowSeconds` is refused with no `Retry-After`; GitHub's hints on every
- * answer, the reset the window's end as a Unix time cut down to the second.
+ * ulule/limiter's memory store (v3.11.2) behind its net/http middleware, on the virtual clock: express-rate-limit's
+ * windows (each from the first request after the last ended, every request counted), refused with no `Retry-After`,
+ * and GitHub's hints on every answer, the reset the window's end as a Unix time cut down to the second.
  */
 function ululeWindows(r, windowSeconds = 1, now) {
-  const windowMs = windowSeconds * 1000;
-  const limit = Math.max(1, Math.floor(r * windowSeconds));
-  let endsAt = Number.NEGATIVE_INFINITY;
-  let count = 0;
+  const windows = expressWindow(r, windowSeconds, now);
   return {
     take() {
-      if (now() > endsAt) {
-        endsAt = now() + windowMs;
-        count = 0;
-      }
-      count += 1;
-      const allowed = count <= limit;
-      const remaining = allowed ? limit - count : 0;
-      const quota = { limit, remaining, resetAt: endsAt, windowSeconds };
-      const headers = { "x-ratelimit-limit": String(limit), "x-ratelimit-remaining": String(remaining), "x-ratelimit-reset": String(Math.floor((EPOCH_MS + endsAt) / 1000)) };
+      const { allowed, quota } = windows.take();
+      const reset = String(Math.floor((EPOCH_MS + quota.resetAt) / 1000));
+      const headers = { "x-ratelimit-limit": String(quota.limit), "x-ratelimit-remaining": String(quota.remaining), "x-ratelimit-reset": reset };
       return { allowed, quota, headers, retryAfterSeconds: undefined };
     },
   };
